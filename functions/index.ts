@@ -1,0 +1,5 @@
+// The app's entry point: importing a function file registers it (app.http / app.storageQueue / app.timer).
+import './healthz';
+import './inventory-list';
+import './inventory-upsert';
+import './inventory-delete';

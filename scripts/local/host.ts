@@ -1,0 +1,128 @@
+/**
+ * The local host: serves the same function handlers as the Functions host, from the same route
+ * table, on node:http. In front of them it plays API Management: route match (404), body size (413),
+ * key check (401) and the `x-subscription-id` stamp, edge-secret check (403), wallet-hint stripping
+ * and the correlation id. It holds no business rule.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { HttpRequest, InvocationContext, type HttpHandler, type HttpResponseInit } from '@azure/functions';
+import type { AppDeps } from '../../shared/app/deps';
+import { hashApiKey } from '../../shared/domain/subscription';
+import { toErrorResponse } from '../../shared/http/errors';
+import { DomainError } from '../../shared/domain/errors';
+import {
+  API_KEY_HEADERS,
+  CORRELATION_HEADER,
+  EDGE_SECRET_HEADER,
+  MAX_BODY_BYTES,
+  SUBSCRIPTION_HEADER,
+  WALLET_HEADERS,
+  correlationIdFor,
+  jsonHeaders,
+} from '../../shared/http/headers';
+import { matchRoute, type RouteSpec } from '../../shared/http/routes';
+
+export interface LocalHostOptions {
+  deps: AppDeps;
+  routes: RouteSpec[];
+  handlers: Map<string, HttpHandler>;
+  log?: (line: string) => void;
+}
+
+const KEY_CACHE_MS = 2_000;
+
+const readBody = (request: IncomingMessage): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new DomainError('payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`));
+        request.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+
+const firstHeader = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+
+export const createLocalHost = ({ deps, routes, handlers, log = () => {} }: LocalHostOptions): Server => {
+  const keyCache = new Map<string, { at: number; id: string | undefined }>();
+
+  /** APIM's key check: the subscription id a key belongs to. Revocation is the backend's to enforce. */
+  const subscriptionIdFor = async (apiKey: string): Promise<string | undefined> => {
+    const hash = hashApiKey(apiKey);
+    const now = Date.now();
+    const hit = keyCache.get(hash);
+    if (hit && now - hit.at < KEY_CACHE_MS) return hit.id;
+    const id = await deps.subscriptions.findIdByKeyHash(hash);
+    if (keyCache.size > 10_000) keyCache.clear();
+    keyCache.set(hash, { at: now, id });
+    return id;
+  };
+
+  const gateway = async (request: IncomingMessage, correlationId: string): Promise<HttpResponseInit> => {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const matched = matchRoute(routes, request.method ?? 'GET', url.pathname);
+    const handler = matched && handlers.get(matched.route.name);
+    if (!matched || !handler) throw new DomainError('not_found', `no route for ${request.method} ${url.pathname}`);
+    if (Number(request.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
+      throw new DomainError('payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`);
+    }
+    const body = await readBody(request);
+
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    for (const name of [...WALLET_HEADERS, SUBSCRIPTION_HEADER]) delete headers[name];
+    url.searchParams.delete('wallet');
+    headers[CORRELATION_HEADER] = correlationId;
+
+    if (matched.route.auth.kind === 'key') {
+      const apiKey = API_KEY_HEADERS.map((name) => firstHeader(request.headers[name])).find(Boolean);
+      const id = apiKey ? await subscriptionIdFor(apiKey) : undefined;
+      if (!id) throw new DomainError('unauthorized', 'missing or invalid subscription key');
+      headers[SUBSCRIPTION_HEADER] = id;
+    }
+    const edgeSecret = firstHeader(request.headers[EDGE_SECRET_HEADER]);
+    if (edgeSecret !== undefined && edgeSecret !== deps.settings.edgeSecret) {
+      throw new DomainError('forbidden', 'x-edge-secret is for the edge proxy only');
+    }
+    delete headers[EDGE_SECRET_HEADER];
+
+    const functionRequest = new HttpRequest({
+      method: request.method ?? 'GET',
+      url: url.toString(),
+      headers,
+      params: matched.params,
+      ...(body.length > 0 && { body: { bytes: body } }),
+    });
+    const context = new InvocationContext({ functionName: matched.route.name, logHandler: (level, ...args) => log(`[${level}] ${args.join(' ')}`) });
+    return handler(functionRequest, context) as Promise<HttpResponseInit>;
+  };
+
+  const respond = (response: ServerResponse, result: HttpResponseInit) => {
+    const headers = (result.headers ?? {}) as Record<string, string>;
+    response.writeHead(result.status ?? 200, headers);
+    response.end(typeof result.body === 'string' ? result.body : result.body === undefined ? '' : String(result.body));
+  };
+
+  return createServer((request, response) => {
+    const correlationId = correlationIdFor(firstHeader(request.headers[CORRELATION_HEADER]));
+    gateway(request, correlationId).then(
+      (result) => respond(response, result),
+      (error: unknown) => {
+        const { status, body, unexpected } = toErrorResponse(error);
+        if (unexpected) log(`gateway error: ${error instanceof Error ? error.stack : String(error)}`);
+        // Keep-alive is unsafe when a body was left unread.
+        if (status === 413) response.setHeader('connection', 'close');
+        respond(response, { status, body: JSON.stringify(body), headers: jsonHeaders(correlationId) });
+      },
+    );
+  });
+};

@@ -1,0 +1,178 @@
+/**
+ * The local stack: the embedded Cosmos protocol server and Azurite (unless COSMOS_ENDPOINT /
+ * AzureWebJobsStorage point elsewhere), the store restored from the data folder, the function
+ * handlers on the local host, and a seeded demo merchant.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { join, resolve } from 'node:path';
+import { createApiKey, findSubscriptionByKey } from '../../shared/app/api-keys';
+import type { AppDeps } from '../../shared/app/deps';
+import { upsertInventoryItem } from '../../shared/app/inventory-upsert';
+import { compose } from '../../shared/composition';
+import { setDeps } from '../../shared/composition';
+import { loadConfig } from '../../shared/config';
+import { InventoryListQuery, InventoryUpsertInput } from '../../shared/domain/inventory';
+import { scopes } from '../../shared/domain/subscription';
+import { httpHandlers } from '../../shared/http/function';
+import { allRoutes } from '../../shared/http/routes';
+import { createLocalHost } from './host';
+import { restoreStore, saveStore } from './persist';
+import { freePort, LOCAL_COSMOS_KEY, startCosmosServer, startQueueServer, type CosmosServer, type QueueServer } from './servers';
+
+/** anvil's well-known development account #1: the demo merchant (its key is public, for local use only). */
+export const DEMO_WALLET = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
+const SAVE_EVERY_MS = 3_000;
+
+const demoItems = [
+  { sku: 'COFFEE-BEANS-1KG', name: 'Single-origin coffee beans, 1 kg', priceUsd: 24.5, stockQty: 40, category: 'coffee', tags: ['beans', 'organic'] },
+  { sku: 'MUG-CERAMIC', name: 'Ceramic mug', priceUsd: 12, stockQty: 120, category: 'merch', tags: ['mug'] },
+  { sku: 'GIFT-CARD-25', name: 'Gift card, 25 USD', priceUsd: 25, category: 'gift', taxable: false, tags: ['gift'] },
+  { sku: 'ESPRESSO-CLASS', name: 'Espresso class (2 h)', priceUsd: 49.99, stockQty: 0, category: 'classes', tags: ['class', 'workshop'] },
+];
+
+export interface StackFiles {
+  dataDir: string;
+  store: string;
+  queues: string;
+  credentials: string;
+  /** Where a running stack says how to reach it (the keys CLI reads this). */
+  running: string;
+}
+
+export const stackFiles = (dataDir = process.env.DATA_DIR ?? '.data'): StackFiles => {
+  const dir = resolve(dataDir);
+  return {
+    dataDir: dir,
+    store: join(dir, 'store.json'),
+    queues: join(dir, 'queues'),
+    credentials: join(dir, 'local-credentials.json'),
+    running: join(dir, 'stack.json'),
+  };
+};
+
+export interface RunningStackInfo {
+  pid: number;
+  baseUrl: string;
+  cosmosEndpoint: string;
+  cosmosKey: string;
+  database: string;
+}
+
+export interface Credentials {
+  baseUrl: string;
+  apiKey: string;
+  wallet: string;
+}
+
+export interface LocalStack {
+  credentials: Credentials;
+  deps: AppDeps;
+  stop(): Promise<void>;
+}
+
+const writeJson = (file: string, value: unknown) => writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
+
+/** Reuses the saved demo key while it is still valid; otherwise makes the demo merchant anew. */
+const seedDemo = async (deps: AppDeps, files: StackFiles, baseUrl: string): Promise<Credentials> => {
+  if (existsSync(files.credentials)) {
+    const saved = JSON.parse(readFileSync(files.credentials, 'utf8')) as Credentials;
+    if (await findSubscriptionByKey(deps, saved.apiKey)) return { ...saved, baseUrl };
+  }
+  const { apiKey } = await createApiKey(deps, { wallet: DEMO_WALLET, scopes: [...scopes], plan: 'development', brand: 'default' });
+  const { total } = await deps.inventory.list(DEMO_WALLET, InventoryListQuery.parse({ limit: '1' }));
+  if (total === 0) {
+    for (const item of demoItems) await upsertInventoryItem(deps, DEMO_WALLET, InventoryUpsertInput.parse(item));
+  }
+  return { baseUrl, apiKey, wallet: DEMO_WALLET };
+};
+
+/** Outside the Functions host `app.http` only warns that it registers nothing; the local host mounts the handlers itself. */
+const loadFunctionsQuietly = async () => {
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    const text = String(args[0]);
+    if (!text.includes('test mode') && !text.includes('Azure Functions runtime')) warn(...args);
+  };
+  try {
+    await import('../../functions/index');
+  } finally {
+    console.warn = warn;
+  }
+};
+
+export const startLocalStack = async (env: Record<string, string | undefined> = process.env, log = console.log): Promise<LocalStack> => {
+  await loadFunctionsQuietly();
+  const files = stackFiles(env.DATA_DIR);
+  mkdirSync(files.dataDir, { recursive: true });
+  const port = env.PORT && env.PORT !== '0' ? Number(env.PORT) : env.PORT === '0' ? await freePort() : 7071;
+  const settings: Record<string, string | undefined> = {
+    APP_ENV: 'development',
+    STORE_AUTO_CREATE: 'true',
+    BASE_URL: `http://localhost:${port}`,
+    ...env,
+  };
+
+  let cosmosServer: CosmosServer | undefined;
+  let queueServer: QueueServer | undefined;
+  if (settings.STORE !== 'memory' && !settings.COSMOS_ENDPOINT) {
+    cosmosServer = await startCosmosServer();
+    settings.COSMOS_ENDPOINT = cosmosServer.url;
+    settings.COSMOS_KEY = LOCAL_COSMOS_KEY;
+  }
+  if (!settings.AzureWebJobsStorage) {
+    queueServer = await startQueueServer({ location: files.queues });
+    settings.AzureWebJobsStorage = queueServer.connectionString;
+  }
+  const config = loadConfig(settings);
+  const composition = compose(config);
+  if (cosmosServer && composition.cosmos) {
+    const restored = await restoreStore(composition.cosmos, files.store);
+    if (restored) log(`restored ${restored} documents from ${files.store}`);
+  }
+  await composition.prepare();
+  setDeps(composition.deps);
+
+  const server: Server = createLocalHost({ deps: composition.deps, routes: allRoutes, handlers: httpHandlers, log });
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolveListen());
+  });
+
+  const credentials = await seedDemo(composition.deps, files, config.BASE_URL);
+  writeJson(files.credentials, credentials);
+  const info: RunningStackInfo = {
+    pid: process.pid,
+    baseUrl: config.BASE_URL,
+    cosmosEndpoint: config.COSMOS_ENDPOINT ?? '',
+    cosmosKey: config.COSMOS_KEY ?? '',
+    database: config.COSMOS_DATABASE,
+  };
+  writeJson(files.running, info);
+
+  const save = async () => {
+    if (cosmosServer?.takeDirty() && composition.cosmos) await saveStore(composition.cosmos, files.store);
+  };
+  let saving = Promise.resolve();
+  const saver = setInterval(() => {
+    saving = saving.then(save).catch((error: unknown) => log(`saving the store failed: ${String(error)}`));
+  }, SAVE_EVERY_MS);
+  saver.unref();
+
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      clearInterval(saver);
+      await new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeAllConnections();
+      });
+      await saving;
+      await save();
+      rmSync(files.running, { force: true });
+      composition.dispose();
+      await Promise.all([cosmosServer?.close(), queueServer?.close()]);
+    })());
+
+  return { credentials, deps: composition.deps, stop };
+};

@@ -1,0 +1,105 @@
+import { CosmosClient, type Container, type Database } from '@azure/cosmos';
+import { allContainers, type ContainerSpec } from '../../registry';
+import { DuplicateKeyError, EtagMismatchError, StoreUnavailableError } from '../../ports/errors';
+import type { HealthProbe } from '../../ports/runtime';
+
+export interface CosmosSettings {
+  endpoint: string;
+  key: string;
+  database: string;
+  /** Per-request timeout; past it the call fails as "store unavailable". */
+  requestTimeoutMs: number;
+}
+
+export interface CosmosStore {
+  client: CosmosClient;
+  database: Database;
+  container(spec: ContainerSpec): Container;
+  probe: HealthProbe;
+  dispose(): void;
+}
+
+export const connectCosmos = (settings: CosmosSettings): CosmosStore => {
+  const client = new CosmosClient({
+    endpoint: settings.endpoint,
+    key: settings.key,
+    // The SDK would otherwise follow the account's advertised (https) locations.
+    connectionPolicy: { enableEndpointDiscovery: false, requestTimeout: settings.requestTimeoutMs },
+  });
+  const database = client.database(settings.database);
+  const handles = new Map<string, Container>();
+  return {
+    client,
+    database,
+    container(spec) {
+      let handle = handles.get(spec.name);
+      if (!handle) handles.set(spec.name, (handle = database.container(spec.name)));
+      return handle;
+    },
+    probe: {
+      ping: async () => {
+        try {
+          await database.read();
+        } catch (error) {
+          throw translateCosmosError(error);
+        }
+      },
+    },
+    dispose: () => client.dispose(),
+  };
+};
+
+/** Creates the database and every registered container when missing (local stack and tests only). */
+export const ensureCosmosContainers = async (store: CosmosStore, specs: ContainerSpec[] = allContainers) => {
+  await store.client.databases.createIfNotExists({ id: store.database.id });
+  for (const spec of specs) {
+    await store.database.containers.createIfNotExists({
+      id: spec.name,
+      partitionKey: { paths: [spec.partitionKey] },
+      ...(spec.uniqueKeys && { uniqueKeyPolicy: { uniqueKeys: spec.uniqueKeys.map((paths) => ({ paths })) } }),
+      ...(spec.compositeIndexes && { indexingPolicy: { compositeIndexes: spec.compositeIndexes } }),
+    });
+  }
+};
+
+const statusOf = (error: unknown): number | string | undefined =>
+  typeof error === 'object' && error !== null && 'code' in error ? (error as { code: number | string }).code : undefined;
+
+export const isNotFound = (error: unknown) => statusOf(error) === 404;
+
+/** Maps SDK failures to the port's typed errors; anything unexpected is rethrown as it is. */
+export const translateCosmosError = (error: unknown): unknown => {
+  const code = statusOf(error);
+  if (code === 409) return new DuplicateKeyError();
+  if (code === 412) return new EtagMismatchError();
+  if (
+    code === 408 ||
+    code === 503 ||
+    code === 'ECONNREFUSED' ||
+    code === 'ECONNRESET' ||
+    code === 'ETIMEDOUT' ||
+    code === 'ENOTFOUND' ||
+    (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
+  ) {
+    return new StoreUnavailableError(undefined, { cause: error });
+  }
+  return error;
+};
+
+/** Runs an SDK call and reports failures as the port's typed errors. */
+export const cosmosCall = async <T>(call: () => Promise<T>): Promise<T> => {
+  try {
+    return await call();
+  } catch (error) {
+    throw translateCosmosError(error);
+  }
+};
+
+const SYSTEM_FIELDS = ['_rid', '_self', '_etag', '_attachments', '_ts'] as const;
+
+/** A stored document without the store's own fields, and its ETag. */
+export const fromDocument = <T>(document: Record<string, unknown>): { value: T; etag: string } => {
+  const value: Record<string, unknown> = { ...document };
+  for (const field of SYSTEM_FIELDS) delete value[field];
+  return { value: value as T, etag: String(document._etag) };
+};

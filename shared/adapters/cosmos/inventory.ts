@@ -1,0 +1,117 @@
+import type { Container, SqlParameter, SqlQuerySpec } from '@azure/cosmos';
+import type { InventoryListQuery, StoredInventoryItem } from '../../domain/inventory';
+import type { InventoryRepository } from '../../ports/inventory-repository';
+import { containers } from '../../registry';
+import { cosmosCall, fromDocument, isNotFound, translateCosmosError, type CosmosStore } from './client';
+
+/** The list filter as a Cosmos SQL WHERE clause over one merchant's partition. */
+export const inventoryWhere = (wallet: string, query: InventoryListQuery): { where: string; parameters: SqlParameter[] } => {
+  const clauses = ['c.wallet = @wallet'];
+  const parameters: SqlParameter[] = [{ name: '@wallet', value: wallet }];
+  const add = (clause: string, name: string, value: string | number | boolean) => {
+    clauses.push(clause);
+    parameters.push({ name, value });
+  };
+  if (query.q) add('CONTAINS(c.searchText, @q)', '@q', query.q);
+  if (query.category !== undefined) add('c.category = @category', '@category', query.category);
+  if (query.taxable !== 'any') add('c.taxable = @taxable', '@taxable', query.taxable === 'true');
+  if (query.stock === 'in') clauses.push('c.stockQty != 0');
+  if (query.stock === 'out') clauses.push('c.stockQty = 0');
+  if (query.priceMin !== undefined) add('c.priceUsd >= @priceMin', '@priceMin', query.priceMin);
+  if (query.priceMax !== undefined) add('c.priceUsd <= @priceMax', '@priceMax', query.priceMax);
+  if (query.pack !== undefined) add('c.industryPack = @pack', '@pack', query.pack);
+  if (query.tags.length > 0) {
+    const tests = query.tags.map((tag, index) => {
+      parameters.push({ name: `@tag${index}`, value: tag });
+      return `ARRAY_CONTAINS(c.tags, @tag${index})`;
+    });
+    clauses.push(`(${tests.join(query.tagsMode === 'all' ? ' AND ' : ' OR ')})`);
+  }
+  return { where: clauses.join(' AND '), parameters };
+};
+
+export class CosmosInventoryRepository implements InventoryRepository {
+  private readonly container: Container;
+
+  constructor(store: CosmosStore) {
+    this.container = store.container(containers.inventory);
+  }
+
+  async get(wallet: string, id: string) {
+    try {
+      const { resource } = await this.container.item(id, wallet).read();
+      return resource ? fromDocument<StoredInventoryItem>(resource) : undefined;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw translateCosmosError(error);
+    }
+  }
+
+  async findBySku(wallet: string, sku: string) {
+    const { resources } = await cosmosCall(() =>
+      this.container.items
+        .query({ query: 'SELECT * FROM c WHERE c.sku = @sku', parameters: [{ name: '@sku', value: sku }] }, { partitionKey: wallet })
+        .fetchAll(),
+    );
+    return resources[0] ? fromDocument<StoredInventoryItem>(resources[0]) : undefined;
+  }
+
+  async create(item: StoredInventoryItem) {
+    await cosmosCall(() => this.container.items.create(item));
+  }
+
+  async replace(item: StoredInventoryItem, etag: string) {
+    await cosmosCall(() =>
+      this.container.item(item.id, item.wallet).replace(item, { accessCondition: { type: 'IfMatch', condition: etag } }),
+    );
+  }
+
+  async delete(wallet: string, id: string) {
+    try {
+      await this.container.item(id, wallet).delete();
+      return true;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw translateCosmosError(error);
+    }
+  }
+
+  async list(wallet: string, query: InventoryListQuery) {
+    const { where, parameters } = inventoryWhere(wallet, query);
+    const direction = query.order === 'asc' ? 'ASC' : 'DESC';
+    const page: SqlQuerySpec = {
+      query: `SELECT * FROM c WHERE ${where} ORDER BY c.${query.sort} ${direction}, c.id ${direction}`,
+      parameters,
+    };
+    const count: SqlQuerySpec = { query: `SELECT VALUE COUNT(1) FROM c WHERE ${where}`, parameters };
+    const [items, total] = await Promise.all([
+      this.window(page, wallet, (query.page - 1) * query.limit, query.limit),
+      cosmosCall(() => this.container.items.query<number>(count, { partitionKey: wallet }).fetchAll()).then(
+        ({ resources }) => resources[0] ?? 0,
+      ),
+    ]);
+    return { items, total };
+  }
+
+  /** Skips `skip` results by following continuation tokens (no OFFSET), then reads up to `take`. */
+  private async window(spec: SqlQuerySpec, wallet: string, skip: number, take: number): Promise<StoredInventoryItem[]> {
+    const items: StoredInventoryItem[] = [];
+    let toSkip = skip;
+    let continuationToken: string | undefined;
+    do {
+      const maxItemCount = toSkip > 0 ? toSkip : take - items.length;
+      const response = await cosmosCall(() =>
+        this.container.items.query(spec, { partitionKey: wallet, maxItemCount, continuationToken }).fetchNext(),
+      );
+      const batch = response.resources;
+      if (toSkip > 0) {
+        const skipped = Math.min(toSkip, batch.length);
+        toSkip -= skipped;
+        batch.splice(0, skipped);
+      }
+      for (const document of batch) items.push(fromDocument<StoredInventoryItem>(document).value);
+      continuationToken = response.continuationToken;
+    } while (continuationToken && items.length < take);
+    return items.slice(0, take);
+  }
+}

@@ -1,0 +1,34 @@
+import type { Subscription } from '../../domain/subscription';
+import { DuplicateKeyError } from '../../ports/errors';
+import type { SubscriptionRepository } from '../../ports/subscription-repository';
+
+export class MemorySubscriptionRepository implements SubscriptionRepository {
+  private readonly byId = new Map<string, Subscription>();
+  private readonly idByKeyHash = new Map<string, string>();
+
+  async get(id: string) {
+    const found = this.byId.get(id);
+    return found && structuredClone(found);
+  }
+
+  async findIdByKeyHash(keyHash: string) {
+    return this.idByKeyHash.get(keyHash);
+  }
+
+  async create(subscription: Subscription, keyHash: string) {
+    if (this.byId.has(subscription.id) || this.idByKeyHash.has(keyHash)) throw new DuplicateKeyError();
+    this.byId.set(subscription.id, structuredClone(subscription));
+    this.idByKeyHash.set(keyHash, subscription.id);
+  }
+
+  async update(subscription: Subscription) {
+    this.byId.set(subscription.id, structuredClone(subscription));
+  }
+
+  async list(filter: { wallet?: string }) {
+    return [...this.byId.values()]
+      .filter((s) => filter.wallet === undefined || s.wallet === filter.wallet)
+      .sort((a, b) => a.createdAt - b.createdAt)
+      .map((s) => structuredClone(s));
+  }
+}

@@ -1,0 +1,37 @@
+import { QueueServiceClient, type QueueClient } from '@azure/storage-queue';
+import { allQueues, queues } from '../../registry';
+import type { HealthProbe } from '../../ports/runtime';
+
+export interface QueueStore {
+  service: QueueServiceClient;
+  queue(name: string): QueueClient;
+  probe: HealthProbe;
+}
+
+const PROBE_TIMEOUT_MS = 2_000;
+
+export const connectQueues = (connectionString: string): QueueStore => {
+  const service = QueueServiceClient.fromConnectionString(connectionString, { retryOptions: { maxTries: 2 } });
+  const handles = new Map<string, QueueClient>();
+  const queue = (name: string) => {
+    let handle = handles.get(name);
+    if (!handle) handles.set(name, (handle = service.getQueueClient(name)));
+    return handle;
+  };
+  return {
+    service,
+    queue,
+    probe: {
+      ping: async () => {
+        await queue(queues.webhooks).getProperties({ abortSignal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+      },
+    },
+  };
+};
+
+/** Creates every registered queue and its poison queue when missing (local stack and tests only). */
+export const ensureQueues = async (store: QueueStore) => {
+  for (const name of allQueues.flatMap((name) => [name, `${name}-poison`])) {
+    await store.queue(name).createIfNotExists();
+  }
+};

@@ -1,0 +1,44 @@
+import { buildInventoryItem, toInventoryItemView, type InventoryItem, type InventoryUpsertInput } from '../domain/inventory';
+import { DomainError } from '../domain/errors';
+import { DuplicateKeyError, EtagMismatchError } from '../ports/errors';
+import type { AppDeps } from './deps';
+
+const MAX_ATTEMPTS = 5;
+
+/**
+ * Creates or replaces an item. With `id`: that item of this merchant (404 otherwise). Without: the
+ * merchant's item with this sku, else a new item. A sku belongs to one item per merchant; the store's
+ * unique key settles races, and an ETag guards every replacement.
+ */
+export const upsertInventoryItem = async (
+  deps: Pick<AppDeps, 'inventory' | 'clock' | 'ids'>,
+  wallet: string,
+  input: InventoryUpsertInput,
+): Promise<{ ok: true; item: InventoryItem }> => {
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const existing = input.id
+      ? await deps.inventory.get(wallet, input.id)
+      : await deps.inventory.findBySku(wallet, input.sku);
+    if (input.id && !existing) throw new DomainError('not_found', `inventory item ${input.id} not found`);
+    const now = deps.clock.now();
+    try {
+      if (existing) {
+        const item = buildInventoryItem(input, { ...existing.value }, now);
+        await deps.inventory.replace(item, existing.etag);
+        return { ok: true, item: toInventoryItemView(item) };
+      }
+      const item = buildInventoryItem(input, { id: `itm_${deps.ids.random(10)}`, wallet, createdAt: now }, now);
+      await deps.inventory.create(item);
+      return { ok: true, item: toInventoryItemView(item) };
+    } catch (error) {
+      if (error instanceof EtagMismatchError) continue;
+      if (error instanceof DuplicateKeyError) {
+        // Without an id a clash means another request created this sku meanwhile: update it instead.
+        if (!input.id && !existing) continue;
+        throw new DomainError('conflict', `sku ${input.sku} belongs to another item`, { field: 'sku' });
+      }
+      throw error;
+    }
+  }
+  throw new DomainError('conflict', 'the item kept changing; try again');
+};

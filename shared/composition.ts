@@ -1,0 +1,98 @@
+import type { AppDeps, Settings } from './app/deps';
+import { connectCosmos, ensureCosmosContainers, type CosmosStore } from './adapters/cosmos/client';
+import { CosmosInventoryRepository } from './adapters/cosmos/inventory';
+import { CosmosSubscriptionRepository } from './adapters/cosmos/subscriptions';
+import { MemoryInventoryRepository } from './adapters/memory/inventory';
+import { MemoryRateLimiter } from './adapters/memory/rate-limiter';
+import { alwaysUp, randomIds, systemClock } from './adapters/memory/runtime';
+import { MemorySubscriptionRepository } from './adapters/memory/subscriptions';
+import { connectQueues, ensureQueues, type QueueStore } from './adapters/storage-queue/client';
+import { loadConfig, type Config } from './config';
+
+export const settingsFrom = (config: Config): Settings => ({
+  version: config.APP_VERSION,
+  baseUrl: config.BASE_URL,
+  planQuotas: config.PLAN_QUOTAS,
+  edgeSecret: config.EDGE_SECRET,
+  subscriptionCacheMs: config.SUBSCRIPTION_CACHE_MS,
+});
+
+const downProbe = (what: string) => ({
+  ping: async () => {
+    throw new Error(`${what} is not configured`);
+  },
+});
+
+/** An in-process adapter set: unit tests and `STORE=memory`. */
+export const memoryDeps = (overrides: Partial<AppDeps> = {}): AppDeps => ({
+  settings: settingsFrom(loadConfig({ STORE: 'memory' })),
+  clock: systemClock,
+  ids: randomIds,
+  inventory: new MemoryInventoryRepository(),
+  subscriptions: new MemorySubscriptionRepository(),
+  rateLimiter: new MemoryRateLimiter(),
+  probes: { store: alwaysUp, queue: alwaysUp },
+  ...overrides,
+});
+
+export interface Composition {
+  deps: AppDeps;
+  cosmos?: CosmosStore;
+  queues?: QueueStore;
+  /** Creates containers and queues where `STORE_AUTO_CREATE` is true; a no-op otherwise. */
+  prepare(): Promise<void>;
+  dispose(): void;
+}
+
+/** Builds the adapters named by configuration. */
+export const compose = (config: Config): Composition => {
+  const queues = config.AzureWebJobsStorage ? connectQueues(config.AzureWebJobsStorage) : undefined;
+  const queueProbe = queues?.probe ?? downProbe('AzureWebJobsStorage');
+  if (config.STORE === 'memory') {
+    const deps = memoryDeps({ settings: settingsFrom(config), probes: { store: alwaysUp, queue: queueProbe } });
+    return {
+      deps,
+      queues,
+      prepare: async () => {
+        if (config.STORE_AUTO_CREATE && queues) await ensureQueues(queues);
+      },
+      dispose: () => {},
+    };
+  }
+  const cosmos = connectCosmos({
+    endpoint: config.COSMOS_ENDPOINT!,
+    key: config.COSMOS_KEY!,
+    database: config.COSMOS_DATABASE,
+    requestTimeoutMs: config.COSMOS_TIMEOUT_MS,
+  });
+  const deps: AppDeps = {
+    settings: settingsFrom(config),
+    clock: systemClock,
+    ids: randomIds,
+    inventory: new CosmosInventoryRepository(cosmos),
+    subscriptions: new CosmosSubscriptionRepository(cosmos),
+    rateLimiter: new MemoryRateLimiter(),
+    probes: { store: cosmos.probe, queue: queueProbe },
+  };
+  return {
+    deps,
+    cosmos,
+    queues,
+    prepare: async () => {
+      if (!config.STORE_AUTO_CREATE) return;
+      await ensureCosmosContainers(cosmos);
+      if (queues) await ensureQueues(queues);
+    },
+    dispose: () => cosmos.dispose(),
+  };
+};
+
+let current: AppDeps | undefined;
+
+/** The process's dependencies: built from the environment on first use, unless set first. */
+export const getDeps = (): AppDeps => (current ??= compose(loadConfig()).deps);
+
+/** Installs the dependencies every function uses (the local host, tests). */
+export const setDeps = (deps: AppDeps): void => {
+  current = deps;
+};

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import packageJson from '../package.json';
+import { plans, type Plan } from './domain/subscription';
+
+const flag = z.enum(['true', 'false']).transform((value) => value === 'true');
+const optionalText = z.preprocess((value) => (value === '' ? undefined : value), z.string().optional());
+
+const defaultQuotas: Record<Plan, number> = { starter: 60, pro: 600, enterprise: 3000, development: 1_000_000 };
+
+const EnvSchema = z.object({
+  APP_ENV: z.enum(['development', 'production']).default('production'),
+  APP_VERSION: z.string().default(packageJson.version),
+  BASE_URL: z.url().default('http://localhost:7071').transform((url) => url.replace(/\/+$/, '')),
+  STORE: z.enum(['cosmos', 'memory']).default('cosmos'),
+  COSMOS_ENDPOINT: optionalText.pipe(z.url().optional()),
+  COSMOS_KEY: optionalText,
+  COSMOS_DATABASE: z.string().min(1).default('payments'),
+  COSMOS_TIMEOUT_MS: z.coerce.number().int().positive().default(3_000),
+  AzureWebJobsStorage: optionalText,
+  STORE_AUTO_CREATE: flag.default(false),
+  EDGE_SECRET: optionalText,
+  PLAN_QUOTAS: z
+    .string()
+    .default(JSON.stringify(defaultQuotas))
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.record(z.enum(plans), z.number().int().positive()))
+    .transform((quotas) => ({ ...defaultQuotas, ...quotas })),
+  SUBSCRIPTION_CACHE_MS: z.coerce.number().int().min(0).default(2_000),
+});
+
+export type Config = z.output<typeof EnvSchema>;
+
+/** Parses the environment once; a bad value stops the process with every bad key listed. */
+export const loadConfig = (env: Record<string, string | undefined> = process.env): Config => {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`);
+    throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  const config = parsed.data;
+  const missing: string[] = [];
+  if (config.STORE === 'cosmos' && !config.COSMOS_ENDPOINT) missing.push('COSMOS_ENDPOINT: required when STORE=cosmos');
+  if (config.STORE === 'cosmos' && !config.COSMOS_KEY) missing.push('COSMOS_KEY: required when STORE=cosmos');
+  if (missing.length) throw new Error(`invalid configuration:\n  ${missing.join('\n  ')}`);
+  return config;
+};

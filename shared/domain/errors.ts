@@ -1,0 +1,29 @@
+/** Stable error codes a caller can see. The HTTP layer maps each one to a status. */
+export const errorCodes = [
+  'invalid_input',
+  'id_required',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'payload_too_large',
+  'rate_limited',
+  'store_unavailable',
+  'internal_error',
+] as const;
+
+export type ErrorCode = (typeof errorCodes)[number];
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const invalidInput = (field: string, message: string): DomainError =>
+  new DomainError('invalid_input', `${field}: ${message}`, { field });

@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { walletAddress } from './wallet';
+
+/** The scopes of the interface document; a subscription carries a subset. */
+export const scopes = [
+  'inventory:read',
+  'inventory:write',
+  'orders:create',
+  'receipts:read',
+  'receipts:write',
+  'shop:read',
+  'split:read',
+] as const;
+export const Scope = z.enum(scopes);
+export type Scope = z.infer<typeof Scope>;
+
+/** Plans name a request quota (configuration); `development` is the local demo plan. */
+export const plans = ['starter', 'pro', 'enterprise', 'development'] as const;
+export const Plan = z.enum(plans);
+export type Plan = z.infer<typeof Plan>;
+
+export const Subscription = z.object({
+  id: z.string().min(1),
+  wallet: walletAddress,
+  scopes: z.array(Scope),
+  plan: Plan,
+  brand: z.string().min(1),
+  status: z.enum(['active', 'revoked']),
+  /** First characters of the clear key, so a merchant can tell keys apart without the secret. */
+  keyPrefix: z.string(),
+  createdAt: z.number().int(),
+  revokedAt: z.number().int().nullable(),
+});
+export type Subscription = z.infer<typeof Subscription>;
+
+/** How an API key is stored and looked up: never in clear. */
+export const hashApiKey = (apiKey: string): string => createHash('sha256').update(apiKey, 'utf8').digest('hex');
+
+export const API_KEY_PREFIX_LENGTH = 8;
+
+export const hasScope = (subscription: Subscription, scope: Scope): boolean => subscription.scopes.includes(scope);
+
+/** Parses a comma-separated scope list; `all` stands for every scope. */
+export const parseScopeList = (text: string): Scope[] => {
+  const names = text.split(',').map((name) => name.trim()).filter(Boolean);
+  if (names.length === 1 && names[0] === 'all') return [...scopes];
+  return z.array(Scope).min(1).parse([...new Set(names)]);
+};

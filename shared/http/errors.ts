@@ -1,0 +1,46 @@
+import { ZodError } from 'zod';
+import { DomainError, type ErrorCode } from '../domain/errors';
+import { StoreUnavailableError } from '../ports/errors';
+
+/** The single map from error code to HTTP status. */
+export const httpStatusOf: Record<ErrorCode, number> = {
+  invalid_input: 400,
+  id_required: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  rate_limited: 429,
+  internal_error: 500,
+  store_unavailable: 503,
+};
+
+export interface ErrorBody {
+  error: ErrorCode;
+  message: string;
+  [extra: string]: unknown;
+}
+
+/** Names the first failing field, e.g. `limit: must be at most 200`. */
+export const describeZodError = (error: ZodError, root?: string): { field: string; message: string } => {
+  const issue = error.issues[0];
+  const path = [root, ...(issue?.path ?? [])].filter((part) => part !== undefined && part !== '').join('.');
+  const field = path || root || 'body';
+  return { field, message: `${field}: ${issue?.message ?? 'is invalid'}` };
+};
+
+/** Turns anything thrown into a status and a stable body; unknown errors reveal nothing. */
+export const toErrorResponse = (error: unknown): { status: number; body: ErrorBody; unexpected: boolean } => {
+  if (error instanceof DomainError) {
+    return { status: httpStatusOf[error.code], body: { error: error.code, message: error.message, ...error.details }, unexpected: false };
+  }
+  if (error instanceof ZodError) {
+    const { field, message } = describeZodError(error);
+    return { status: 400, body: { error: 'invalid_input', message, field }, unexpected: false };
+  }
+  if (error instanceof StoreUnavailableError) {
+    return { status: 503, body: { error: 'store_unavailable', message: 'the document store is unavailable; try again shortly' }, unexpected: false };
+  }
+  return { status: 500, body: { error: 'internal_error', message: 'an unexpected error occurred' }, unexpected: true };
+};

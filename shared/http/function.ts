@@ -1,0 +1,120 @@
+import type { HttpFunctionOptions, HttpHandler, HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+import type { z } from 'zod';
+import type { AppDeps } from '../app/deps';
+import { DomainError } from '../domain/errors';
+import type { Subscription } from '../domain/subscription';
+import { getDeps } from '../composition';
+import { authorize } from './auth';
+import { describeZodError, toErrorResponse } from './errors';
+import { CORRELATION_HEADER, MAX_BODY_BYTES, jsonHeaders, correlationIdFor } from './headers';
+import type { RouteSpec } from './routes';
+
+export interface RequestContext<Q, B> {
+  deps: AppDeps;
+  query: Q;
+  body: B;
+  params: Record<string, string>;
+  /** Present on `key` routes: the caller's subscription record. */
+  subscription: Subscription | undefined;
+  /** The merchant wallet of a `key` route, from the subscription record (never from the client). */
+  wallet: string;
+  correlationId: string;
+}
+
+/** A use case's answer when it needs a status other than the route's success status. */
+export class Reply<T = unknown> {
+  constructor(
+    readonly status: number,
+    readonly body: T,
+  ) {}
+}
+
+type Input<T> = T extends z.ZodType ? z.output<T> : undefined;
+export type UseCaseCall<Q, B, R> = (context: RequestContext<Q, B>) => Promise<R | Reply<R>>;
+
+/** Handlers by function name: what the local host mounts (the Functions host uses `app.http`). */
+export const httpHandlers = new Map<string, HttpHandler>();
+
+const parseQuery = (spec: RouteSpec, request: HttpRequest): unknown => {
+  if (!spec.query) return undefined;
+  const raw: Record<string, string> = {};
+  request.query.forEach((value, key) => {
+    if (key !== 'wallet' && !(key in raw)) raw[key] = value;
+  });
+  const parsed = spec.query.safeParse(raw);
+  if (!parsed.success) throw zodInvalid(parsed.error);
+  return parsed.data;
+};
+
+const zodInvalid = (error: z.ZodError, root?: string) => {
+  const { field, message } = describeZodError(error, root);
+  return new DomainError('invalid_input', message, { field });
+};
+
+const readBody = async (spec: RouteSpec, request: HttpRequest): Promise<unknown> => {
+  const declared = Number(request.headers.get('content-length') ?? 0);
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  if (!spec.body) return undefined;
+  const text = await request.text();
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw tooLarge();
+  return text;
+};
+
+const parseBody = (spec: RouteSpec, text: unknown): unknown => {
+  if (!spec.body) return undefined;
+  if (typeof text !== 'string' || text.trim() === '') throw new DomainError('invalid_input', 'body: a JSON body is required', { field: 'body' });
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new DomainError('invalid_input', 'body: is not valid JSON', { field: 'body' });
+  }
+  const parsed = spec.body.safeParse(json);
+  if (!parsed.success) throw zodInvalid(parsed.error);
+  return parsed.data;
+};
+
+const tooLarge = () => new DomainError('payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`);
+
+/**
+ * Builds the Functions registration for a route: body size, identity, scope and rate limit, input
+ * validation, the use case, and the single error mapping, in the order DESIGN §4 fixes.
+ */
+export const httpFunction = <Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
+  spec: RouteSpec<Q, B, R>,
+  call: UseCaseCall<Input<Q>, Input<B>, z.input<R>>,
+): HttpFunctionOptions => {
+  const handler = async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
+    const correlationId = correlationIdFor(request.headers.get(CORRELATION_HEADER));
+    let limitHeaders: Record<string, string> = {};
+    try {
+      const deps = getDeps();
+      const bodyText = await readBody(spec, request);
+      const access = await authorize(deps, spec, request);
+      limitHeaders = access.headers;
+      if (access.limitedUntil !== undefined) {
+        throw new DomainError('rate_limited', 'rate limit exceeded', { resetAt: access.limitedUntil });
+      }
+      const result = await call({
+        deps,
+        query: parseQuery(spec, request) as Input<Q>,
+        body: parseBody(spec, bodyText) as Input<B>,
+        params: request.params,
+        subscription: access.subscription,
+        get wallet() {
+          if (!access.subscription) throw new DomainError('unauthorized', 'an API key is required');
+          return access.subscription.wallet;
+        },
+        correlationId,
+      });
+      const reply = result instanceof Reply ? result : new Reply(spec.successStatus ?? 200, result);
+      return { status: reply.status, body: JSON.stringify(reply.body), headers: jsonHeaders(correlationId, limitHeaders) };
+    } catch (error) {
+      const { status, body, unexpected } = toErrorResponse(error);
+      if (unexpected) context.error(`${spec.name} failed`, error);
+      return { status, body: JSON.stringify(body), headers: jsonHeaders(correlationId, limitHeaders) };
+    }
+  };
+  httpHandlers.set(spec.name, handler);
+  return { methods: [spec.method], route: spec.path.slice(1), authLevel: 'function', handler };
+};

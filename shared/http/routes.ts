@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import type { ErrorCode } from '../domain/errors';
+import {
+  InventoryDeleteQuery,
+  InventoryItem,
+  InventoryListQuery,
+  InventoryListResponse,
+  InventoryUpsertInput,
+} from '../domain/inventory';
+import type { Scope } from '../domain/subscription';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Who may call a route: an API key with a scope, or anyone. Later kinds: session, x402. */
+export type RouteAuth = { kind: 'key'; scope: Scope } | { kind: 'public' };
+
+export interface RouteSpec<
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+> {
+  /** The function name, in Azure and in logs. */
+  name: string;
+  method: HttpMethod;
+  /** The full path; `{param}` segments; fixed segments win over parameters. */
+  path: string;
+  auth: RouteAuth;
+  summary: string;
+  query?: Q;
+  body?: B;
+  response: R;
+  successStatus?: number;
+  /** The error codes this route can answer with, beyond the common ones of its auth kind. */
+  errors: ErrorCode[];
+}
+
+const route = <Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(spec: RouteSpec<Q, B, R>) => spec;
+
+export const HealthResponse = z.object({
+  status: z.enum(['ok', 'degraded']),
+  version: z.string(),
+  checks: z.object({ store: z.enum(['ok', 'down']), queue: z.enum(['ok', 'down']) }),
+});
+
+/** The one description of the HTTP surface. */
+export const routes = {
+  healthz: route({
+    name: 'healthz',
+    method: 'GET',
+    path: '/healthz',
+    auth: { kind: 'public' },
+    summary: 'Health probe: the service and its dependencies',
+    response: HealthResponse,
+    errors: [],
+  }),
+  inventoryList: route({
+    name: 'inventory-list',
+    method: 'GET',
+    path: '/api/inventory',
+    auth: { kind: 'key', scope: 'inventory:read' },
+    summary: "List the merchant's inventory with search, filters, sort and pages",
+    query: InventoryListQuery,
+    response: InventoryListResponse,
+    errors: ['invalid_input'],
+  }),
+  inventoryUpsert: route({
+    name: 'inventory-upsert',
+    method: 'POST',
+    path: '/api/inventory',
+    auth: { kind: 'key', scope: 'inventory:write' },
+    summary: 'Create or replace an inventory item (matched by id, else by sku)',
+    body: InventoryUpsertInput,
+    response: z.object({ ok: z.literal(true), item: InventoryItem }),
+    errors: ['invalid_input', 'not_found', 'conflict'],
+  }),
+  inventoryDelete: route({
+    name: 'inventory-delete',
+    method: 'DELETE',
+    path: '/api/inventory',
+    auth: { kind: 'key', scope: 'inventory:write' },
+    summary: 'Delete an inventory item',
+    query: InventoryDeleteQuery,
+    response: z.object({ ok: z.literal(true), id: z.string() }),
+    errors: ['id_required', 'not_found'],
+  }),
+};
+
+export const allRoutes: RouteSpec[] = Object.values(routes);
+
+export interface RouteMatch {
+  route: RouteSpec;
+  params: Record<string, string>;
+}
+
+const segmentsOf = (path: string) => path.split('/').filter(Boolean);
+
+/** Finds the route for a method and path; a fixed segment beats a `{param}` in the same place. */
+export const matchRoute = (table: RouteSpec[], method: string, pathname: string): RouteMatch | undefined => {
+  const wanted = segmentsOf(pathname);
+  let best: { match: RouteMatch; fixed: number } | undefined;
+  for (const route of table) {
+    if (route.method !== method) continue;
+    const pattern = segmentsOf(route.path);
+    if (pattern.length !== wanted.length) continue;
+    const params: Record<string, string> = {};
+    let fixed = 0;
+    const matches = pattern.every((segment, index) => {
+      const value = wanted[index]!;
+      if (segment.startsWith('{') && segment.endsWith('}')) {
+        try {
+          params[segment.slice(1, -1)] = decodeURIComponent(value);
+        } catch {
+          return false;
+        }
+        return true;
+      }
+      fixed++;
+      return segment === value;
+    });
+    if (matches && (!best || fixed > best.fixed)) best = { match: { route, params }, fixed };
+  }
+  return best?.match;
+};

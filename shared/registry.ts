@@ -1,0 +1,40 @@
+/**
+ * The one list of every Cosmos container (with its partition key) and every Storage queue the service
+ * uses. Store creation, the local stack's persistence and the infrastructure checks all read it.
+ */
+export interface ContainerSpec {
+  name: string;
+  partitionKey: string;
+  uniqueKeys?: string[][];
+  /** Composite indexes (path, order) that the container's multi-field ORDER BY queries need. */
+  compositeIndexes?: Array<Array<{ path: string; order: 'ascending' | 'descending' }>>;
+}
+
+const sortedWithIdTieBreak = (fields: string[]) =>
+  fields.flatMap((field) =>
+    (['ascending', 'descending'] as const).map((order) => [
+      { path: `/${field}`, order },
+      { path: '/id', order },
+    ]),
+  );
+
+export const containers = {
+  inventory: {
+    name: 'inventory',
+    partitionKey: '/wallet',
+    uniqueKeys: [['/sku']],
+    compositeIndexes: sortedWithIdTieBreak(['name', 'sku', 'priceUsd', 'stockQty', 'updatedAt']),
+  },
+  subscriptions: { name: 'subscriptions', partitionKey: '/id' },
+  /** Create-only documents that make a value unique across partitions and name its owner. */
+  claims: { name: 'claims', partitionKey: '/id' },
+} as const satisfies Record<string, ContainerSpec>;
+
+export const queues = {
+  webhooks: 'webhooks',
+  outbox: 'outbox',
+  outboxRejected: 'outbox-rejected',
+} as const;
+
+export const allContainers: ContainerSpec[] = Object.values(containers);
+export const allQueues: string[] = Object.values(queues);
