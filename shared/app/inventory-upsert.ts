@@ -3,7 +3,7 @@ import { DomainError } from '../domain/errors';
 import { DuplicateKeyError, EtagMismatchError } from '../ports/errors';
 import type { AppDeps } from './deps';
 
-const MAX_ATTEMPTS = 5;
+const MAX_ATTEMPTS = 10;
 
 /**
  * Creates or replaces an item. With `id`: that item of this merchant (404 otherwise). Without: the
@@ -23,7 +23,7 @@ export const upsertInventoryItem = async (
     const now = deps.clock.now();
     try {
       if (existing) {
-        const item = buildInventoryItem(input, { ...existing.value }, now);
+        const item = buildInventoryItem(input, { id: existing.value.id, wallet, createdAt: existing.value.createdAt }, now);
         await deps.inventory.replace(item, existing.etag);
         return { ok: true, item: toInventoryItemView(item) };
       }

@@ -45,5 +45,9 @@ export const hasScope = (subscription: Subscription, scope: Scope): boolean => s
 export const parseScopeList = (text: string): Scope[] => {
   const names = text.split(',').map((name) => name.trim()).filter(Boolean);
   if (names.length === 1 && names[0] === 'all') return [...scopes];
-  return z.array(Scope).min(1).parse([...new Set(names)]);
+  const unknown = names.filter((name) => !(scopes as readonly string[]).includes(name));
+  if (unknown.length > 0 || names.length === 0) {
+    throw new Error(`scopes: unknown ${unknown.join(', ') || '(none given)'}; choose from ${scopes.join(', ')} or all`);
+  }
+  return [...new Set(names)] as Scope[];
 };

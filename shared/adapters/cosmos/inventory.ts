@@ -50,7 +50,17 @@ export class CosmosInventoryRepository implements InventoryRepository {
   async findBySku(wallet: string, sku: string) {
     const { resources } = await cosmosCall(() =>
       this.container.items
-        .query({ query: 'SELECT * FROM c WHERE c.sku = @sku', parameters: [{ name: '@sku', value: sku }] }, { partitionKey: wallet })
+        .query(
+          {
+            // The wallet clause is not redundant: a partition-scoped query must never see another partition.
+            query: 'SELECT * FROM c WHERE c.wallet = @wallet AND c.sku = @sku',
+            parameters: [
+              { name: '@wallet', value: wallet },
+              { name: '@sku', value: sku },
+            ],
+          },
+          { partitionKey: wallet },
+        )
         .fetchAll(),
     );
     return resources[0] ? fromDocument<StoredInventoryItem>(resources[0]) : undefined;
