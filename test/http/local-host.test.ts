@@ -1,0 +1,106 @@
+import { request as httpRequest } from 'node:http';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AppDeps } from '../../shared/app/deps';
+import { addMerchant, startHost, type Merchant, type RunningHost } from '../support/http';
+import { allStores, wallets } from '../support/stores';
+
+describe.each(allStores)('the local host (gateway) on the $name store', (store) => {
+  let deps: AppDeps;
+  let host: RunningHost;
+  let alice: Merchant;
+  let bob: Merchant;
+  const key = (merchant: Merchant) => ({ 'Ocp-Apim-Subscription-Key': merchant.apiKey });
+
+  beforeEach(async () => {
+    deps = await store.make();
+    deps = { ...deps, settings: { ...deps.settings, edgeSecret: 'edge-s3cret' } };
+    host = await startHost(deps);
+    alice = await addMerchant(deps, wallets.alice);
+    bob = await addMerchant(deps, wallets.bob);
+    await host.call('/api/inventory', { method: 'POST', headers: key(bob), body: { sku: 'BOB-1', name: 'Bob only', priceUsd: 9 } });
+  });
+  afterEach(() => host.close());
+
+  it('serves the inventory API end to end with a key', async () => {
+    const created = await host.call('/api/inventory', { method: 'POST', headers: key(alice), body: { sku: 'A-1', name: 'Alpha', priceUsd: 4.2, tags: ['x'] } });
+    expect(created).toMatchObject({ status: 200, json: { ok: true, item: { sku: 'A-1', wallet: wallets.alice } } });
+    const id = (created.json.item as { id: string }).id;
+    const listed = await host.call('/api/inventory?q=alp&tags=x', { headers: key(alice) });
+    expect(listed.json).toMatchObject({ total: 1, page: 1, limit: 50, pages: 1, items: [{ id, name: 'Alpha' }] });
+    expect(listed.headers['x-ratelimit-limit']).toBe('1000000');
+    const deleted = await host.call(`/api/inventory?id=${id}`, { method: 'DELETE', headers: key(alice) });
+    expect(deleted).toMatchObject({ status: 200, json: { ok: true, id } });
+  });
+
+  it('accepts x-api-key as an alias of Ocp-Apim-Subscription-Key', async () => {
+    expect((await host.call('/api/inventory', { headers: { 'x-api-key': alice.apiKey } })).status).toBe(200);
+  });
+
+  it('answers 401 unauthorized for a missing or unknown key', async () => {
+    for (const headers of [{}, { 'Ocp-Apim-Subscription-Key': 'sk_not-a-key' }]) {
+      const answer = await host.call('/api/inventory', { headers });
+      expect(answer).toMatchObject({ status: 401, json: { error: 'unauthorized' } });
+    }
+  });
+
+  it('overwrites a client-sent x-subscription-id with the key’s own', async () => {
+    const forged = await host.call('/api/inventory', { headers: { ...key(alice), 'x-subscription-id': bob.subscriptionId } });
+    expect(forged.json.items).toEqual([]);
+    const keyless = await host.call('/api/inventory', { headers: { 'x-subscription-id': bob.subscriptionId } });
+    expect(keyless.status).toBe(401);
+  });
+
+  it('strips wallet headers and the wallet query parameter: a merchant sees only its own data', async () => {
+    const answer = await host.call(`/api/inventory?wallet=${wallets.bob}`, {
+      headers: { ...key(alice), 'x-wallet': wallets.bob, wallet: wallets.bob },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.json).toMatchObject({ items: [], total: 0 });
+    const bobsItem = (await host.call('/api/inventory', { headers: key(bob) })).json.items as Array<{ id: string }>;
+    const stolen = await host.call(`/api/inventory?id=${bobsItem[0]!.id}&wallet=${wallets.bob}`, {
+      method: 'DELETE',
+      headers: { ...key(alice), 'x-wallet': wallets.bob },
+    });
+    expect(stolen).toMatchObject({ status: 404, json: { error: 'not_found' } });
+    expect((await host.call('/api/inventory', { headers: key(bob) })).json.total).toBe(1);
+  });
+
+  it('refuses a client-sent x-edge-secret unless it is the configured one', async () => {
+    const wrong = await host.call('/api/inventory', { headers: { ...key(alice), 'x-edge-secret': 'guess' } });
+    expect(wrong).toMatchObject({ status: 403, json: { error: 'forbidden' } });
+    expect((await host.call('/healthz', { headers: { 'x-edge-secret': 'guess' } })).status).toBe(403);
+    expect((await host.call('/api/inventory', { headers: { ...key(alice), 'x-edge-secret': 'edge-s3cret' } })).status).toBe(200);
+  });
+
+  it('answers 404 not_found for unknown routes, before checking the key', async () => {
+    for (const [method, path] of [['GET', '/api/nothing'], ['GET', '/inventory'], ['PUT', '/api/inventory'], ['GET', '/api']]) {
+      const answer = await host.call(path!, { method });
+      expect(answer).toMatchObject({ status: 404, json: { error: 'not_found' } });
+      expect(answer.headers['x-correlation-id']).toBeTruthy();
+    }
+  });
+
+  it('answers 413 payload_too_large before the key check, declared or streamed', async () => {
+    const big = JSON.stringify({ sku: 'A', name: 'A', priceUsd: 1, description: 'x'.repeat(300 * 1024) });
+    expect(await host.call('/api/inventory', { method: 'POST', body: big })).toMatchObject({ status: 413, json: { error: 'payload_too_large' } });
+    const chunked = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = httpRequest(`${host.url}/api/inventory`, { method: 'POST', headers: { 'transfer-encoding': 'chunked', ...key(alice) } }, (response) => {
+        let body = '';
+        response.on('data', (chunk) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+      request.on('error', reject);
+      for (let n = 0; n < 40; n++) request.write('x'.repeat(8 * 1024));
+      request.end();
+    });
+    expect(chunked.status).toBe(413);
+    expect(JSON.parse(chunked.body)).toMatchObject({ error: 'payload_too_large' });
+  });
+
+  it('serves /healthz without a key and echoes the correlation id', async () => {
+    const answer = await host.call('/healthz', { headers: { 'X-Correlation-Id': 'probe-1' } });
+    expect(answer).toMatchObject({ status: 200, json: { status: 'ok', checks: { store: 'ok', queue: 'ok' } } });
+    expect(answer.headers['x-correlation-id']).toBe('probe-1');
+    expect(answer.headers['x-ratelimit-limit']).toBeUndefined();
+  });
+});
