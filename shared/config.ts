@@ -3,7 +3,7 @@ import packageJson from '../package.json';
 import { plans, type Plan } from './domain/subscription';
 
 const flag = z.enum(['true', 'false']).transform((value) => value === 'true');
-const optionalText = z.preprocess((value) => (value === '' ? undefined : value), z.string().optional());
+const optionalText = z.string().optional();
 
 const defaultQuotas: Record<Plan, number> = { starter: 60, pro: 600, enterprise: 3000, development: 1_000_000 };
 
@@ -37,9 +37,13 @@ const EnvSchema = z.object({
 
 export type Config = z.output<typeof EnvSchema>;
 
+/** An empty variable counts as unset, as it does in App Service settings. */
+export const withoutBlanks = (env: Record<string, string | undefined>): Record<string, string> =>
+  Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''));
+
 /** Parses the environment once; a bad value stops the process with every bad key listed. */
 export const loadConfig = (env: Record<string, string | undefined> = process.env): Config => {
-  const parsed = EnvSchema.safeParse(env);
+  const parsed = EnvSchema.safeParse(withoutBlanks(env));
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`);
     throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);

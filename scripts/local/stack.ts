@@ -11,7 +11,7 @@ import type { AppDeps } from '../../shared/app/deps';
 import { upsertInventoryItem } from '../../shared/app/inventory-upsert';
 import { compose } from '../../shared/composition';
 import { setDeps } from '../../shared/composition';
-import { loadConfig } from '../../shared/config';
+import { loadConfig, withoutBlanks } from '../../shared/config';
 import { InventoryListQuery, InventoryUpsertInput } from '../../shared/domain/inventory';
 import { scopes } from '../../shared/domain/subscription';
 import { httpHandlers } from '../../shared/http/function';
@@ -110,7 +110,7 @@ export const startLocalStack = async (env: Record<string, string | undefined> = 
     APP_ENV: 'development',
     STORE_AUTO_CREATE: 'true',
     BASE_URL: `http://localhost:${port}`,
-    ...env,
+    ...withoutBlanks(env),
   };
 
   let cosmosServer: CosmosServer | undefined;

@@ -20,7 +20,7 @@ beforeEach(async () => {
 
 describe('identity from the gateway stamp', () => {
   it('answers 401 unauthorized without a stamped subscription, or with an unknown or revoked one', async () => {
-    for (const headers of [{}, { 'x-subscription-id': 'sub_nope' }]) {
+    for (const headers of [{}, { 'x-subscription-id': 'sub_nope' }] as Record<string, string>[]) {
       const answer = await invoke('inventory-list', { path: '/api/inventory', headers });
       expect(answer.status).toBe(401);
       expect(answer.json).toEqual({ error: 'unauthorized', message: expect.any(String) });

@@ -37,7 +37,7 @@ describe.each(allStores)('the local host (gateway) on the $name store', (store) 
   });
 
   it('answers 401 unauthorized for a missing or unknown key', async () => {
-    for (const headers of [{}, { 'Ocp-Apim-Subscription-Key': 'sk_not-a-key' }]) {
+    for (const headers of [{}, { 'Ocp-Apim-Subscription-Key': 'sk_not-a-key' }] as Record<string, string>[]) {
       const answer = await host.call('/api/inventory', { headers });
       expect(answer).toMatchObject({ status: 401, json: { error: 'unauthorized' } });
     }

@@ -1,0 +1,132 @@
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/** Drives `npm start` (scripts/start.ts) and `npm run keys` as a user would, over HTTP, in a data folder of its own. */
+const root = resolve(__dirname, '../..');
+const tsx = join(root, 'node_modules/.bin/tsx');
+const dataDir = mkdtempSync(join(tmpdir(), 'stack-e2e-'));
+const env = { ...process.env, PORT: '0', DATA_DIR: dataDir, BASE_URL: '' };
+const run = promisify(execFile);
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  baseUrl: string;
+  apiKey: string;
+}
+
+const waitFor = async <T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 30_000): Promise<T> => {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+};
+
+const start = async (): Promise<Started> => {
+  const child = spawn(tsx, ['scripts/start.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const apiKey = await waitFor('the start banner', () => /Demo API key\s+(\S+)/.exec(output)?.[1]);
+  const baseUrl = /Service running at (\S+)/.exec(output)![1]!;
+  return { child, output: () => output, baseUrl, apiKey };
+};
+
+const stop = (started: Started) =>
+  new Promise<number | null>((done) => {
+    started.child.once('exit', (code) => done(code));
+    started.child.kill('SIGINT');
+  });
+
+const keys = async (...args: string[]) => (await run(tsx, ['scripts/keys.ts', ...args], { cwd: root, env })).stdout;
+
+const call = async (baseUrl: string, path: string, init: { method?: string; key?: string; body?: unknown } = {}) => {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: init.method ?? 'GET',
+    headers: { ...(init.key && { 'Ocp-Apim-Subscription-Key': init.key }), 'content-type': 'application/json' },
+    ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+};
+
+let running: Started | undefined;
+afterAll(async () => {
+  if (running && running.child.exitCode === null) await stop(running);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('npm start: the local stack over HTTP', () => {
+  let firstKey = '';
+  let itemId = '';
+  let readerKey = '';
+  let readerId = '';
+
+  it('starts with embedded defaults, prints the base URL and a demo key, and writes them to the data folder', async () => {
+    running = await start();
+    const credentials = JSON.parse(readFileSync(join(dataDir, 'local-credentials.json'), 'utf8'));
+    expect(credentials).toEqual({ baseUrl: running.baseUrl, apiKey: running.apiKey, wallet: expect.stringMatching(/^0x[0-9a-f]{40}$/) });
+    expect(running.baseUrl).toMatch(/^http:\/\/localhost:\d+$/);
+    const health = await call(running.baseUrl, '/healthz');
+    expect(health).toMatchObject({ status: 200, json: { status: 'ok', checks: { store: 'ok', queue: 'ok' } } });
+    firstKey = running.apiKey;
+  });
+
+  it('serves the seeded inventory and takes writes with the printed key', async () => {
+    const seeded = await call(running!.baseUrl, '/api/inventory?sort=priceUsd&order=asc', { key: firstKey });
+    expect(seeded.status).toBe(200);
+    expect((seeded.json.total as number) > 0).toBe(true);
+    const created = await call(running!.baseUrl, '/api/inventory', { method: 'POST', key: firstKey, body: { sku: 'E2E-1', name: 'Kept across restarts', priceUsd: 3.5 } });
+    expect(created.status).toBe(200);
+    itemId = (created.json.item as { id: string }).id;
+    expect((await call(running!.baseUrl, '/api/inventory')).status).toBe(401);
+  });
+
+  it('npm run keys creates, lists and revokes keys in the running stack', async () => {
+    const created = await keys('create', '--wallet', '0x' + '3'.repeat(40), '--scopes', 'inventory:read', '--plan', 'pro');
+    expect(created).toContain('the running stack');
+    readerKey = /API key \(shown once\): (\S+)/.exec(created)![1]!;
+    readerId = /created (\S+)/.exec(created)![1]!;
+    const list = await call(running!.baseUrl, '/api/inventory', { key: readerKey });
+    expect(list).toMatchObject({ status: 200, json: { total: 0 } });
+    expect(list.status).toBe(200);
+    const write = await call(running!.baseUrl, '/api/inventory', { method: 'POST', key: readerKey, body: { sku: 'X', name: 'X', priceUsd: 1 } });
+    expect(write).toMatchObject({ status: 403, json: { error: 'forbidden' } });
+    const listed = await keys('list');
+    expect(listed).toContain(readerId);
+    expect(listed).not.toContain(readerKey);
+    await keys('revoke', readerId);
+    await waitFor('the revocation to apply', async () =>
+      (await call(running!.baseUrl, '/api/inventory', { key: readerKey })).status === 401 ? true : undefined,
+    10_000);
+  });
+
+  it('stops on Ctrl-C, saving the store', async () => {
+    expect(await stop(running!)).toBe(0);
+    expect(existsSync(join(dataDir, 'stack.json'))).toBe(false);
+    expect(existsSync(join(dataDir, 'store.json'))).toBe(true);
+  });
+
+  it('npm run keys edits the saved store while the stack is down', async () => {
+    const created = await keys('create', '--wallet', '0x' + '4'.repeat(40), '--scopes', 'all', '--plan', 'starter');
+    expect(created).toContain('the saved store');
+    readerKey = /API key \(shown once\): (\S+)/.exec(created)![1]!;
+  });
+
+  it('restarts with keys, inventory and revocations kept, and the same demo key', async () => {
+    running = await start();
+    expect(running.apiKey).toBe(firstKey);
+    const items = await call(running.baseUrl, '/api/inventory?q=kept', { key: firstKey });
+    expect(items.json.items).toEqual([expect.objectContaining({ id: itemId, name: 'Kept across restarts' })]);
+    expect((await call(running.baseUrl, '/api/inventory', { key: readerKey })).status).toBe(200);
+    const revoked = (await keys('list')).split('\n').find((line) => line.startsWith(readerId));
+    expect(revoked).toContain('revoked');
+    expect(await stop(running)).toBe(0);
+  });
+});
