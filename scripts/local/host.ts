@@ -5,7 +5,7 @@
  * and the correlation id. It holds no business rule.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { HttpRequest, InvocationContext, type HttpHandler, type HttpResponseInit } from '@azure/functions';
+import type { HttpResponseInit } from '@azure/functions';
 import type { AppDeps } from '../../shared/app/deps';
 import { hashApiKey } from '../../shared/domain/subscription';
 import { toErrorResponse } from '../../shared/http/errors';
@@ -20,19 +20,28 @@ import {
   correlationIdFor,
   jsonHeaders,
 } from '../../shared/http/headers';
+import type { HttpFunction, IncomingCall } from '../../shared/http/function';
 import { matchRoute, type RouteSpec } from '../../shared/http/routes';
 
 export interface LocalHostOptions {
   deps: AppDeps;
   routes: RouteSpec[];
-  handlers: Map<string, HttpHandler>;
+  functions: Map<string, HttpFunction>;
   log?: (line: string) => void;
 }
 
 const KEY_CACHE_MS = 2_000;
 
+const EMPTY = Buffer.alloc(0);
+
+/** HTTP/1.1: a request without Content-Length or Transfer-Encoding has no body. */
+const hasBody = (request: IncomingMessage) =>
+  request.headers['transfer-encoding'] !== undefined || (request.headers['content-length'] ?? '0') !== '0';
+
 const readBody = (request: IncomingMessage): Promise<Buffer> =>
-  new Promise((resolve, reject) => {
+  !hasBody(request)
+    ? Promise.resolve(EMPTY)
+    : new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     request.on('data', (chunk: Buffer) => {
@@ -50,7 +59,7 @@ const readBody = (request: IncomingMessage): Promise<Buffer> =>
 
 const firstHeader = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
-export const createLocalHost = ({ deps, routes, handlers, log = () => {} }: LocalHostOptions): Server => {
+export const createLocalHost = ({ deps, routes, functions, log = () => {} }: LocalHostOptions): Server => {
   const keyCache = new Map<string, { at: number; id: string | undefined }>();
 
   /** APIM's key check: the subscription id a key belongs to. Revocation is the backend's to enforce. */
@@ -68,42 +77,40 @@ export const createLocalHost = ({ deps, routes, handlers, log = () => {} }: Loca
   const gateway = async (request: IncomingMessage, correlationId: string): Promise<HttpResponseInit> => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const matched = matchRoute(routes, request.method ?? 'GET', url.pathname);
-    const handler = matched && handlers.get(matched.route.name);
+    const handler = matched && functions.get(matched.route.name)?.call;
     if (!matched || !handler) throw new DomainError('not_found', `no route for ${request.method} ${url.pathname}`);
     if (Number(request.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
       throw new DomainError('payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`);
     }
     const body = await readBody(request);
 
-    const headers: Record<string, string> = {};
+    const headers = new Map<string, string>();
     for (const [name, value] of Object.entries(request.headers)) {
-      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
-    for (const name of [...WALLET_HEADERS, SUBSCRIPTION_HEADER]) delete headers[name];
+    for (const name of [...WALLET_HEADERS, SUBSCRIPTION_HEADER]) headers.delete(name);
     url.searchParams.delete('wallet');
-    headers[CORRELATION_HEADER] = correlationId;
+    headers.set(CORRELATION_HEADER, correlationId);
 
     if (matched.route.auth.kind === 'key') {
       const apiKey = API_KEY_HEADERS.map((name) => firstHeader(request.headers[name])).find(Boolean);
       const id = apiKey ? await subscriptionIdFor(apiKey) : undefined;
       if (!id) throw new DomainError('unauthorized', 'missing or invalid subscription key');
-      headers[SUBSCRIPTION_HEADER] = id;
+      headers.set(SUBSCRIPTION_HEADER, id);
     }
     const edgeSecret = firstHeader(request.headers[EDGE_SECRET_HEADER]);
     if (edgeSecret !== undefined && edgeSecret !== deps.settings.edgeSecret) {
       throw new DomainError('forbidden', 'x-edge-secret is for the edge proxy only');
     }
-    delete headers[EDGE_SECRET_HEADER];
+    headers.delete(EDGE_SECRET_HEADER);
 
-    const functionRequest = new HttpRequest({
-      method: request.method ?? 'GET',
-      url: url.toString(),
-      headers,
+    const call: IncomingCall = {
+      headers: { get: (name) => headers.get(name.toLowerCase()) ?? null },
+      query: url.searchParams,
       params: matched.params,
-      ...(body.length > 0 && { body: { bytes: body } }),
-    });
-    const context = new InvocationContext({ functionName: matched.route.name, logHandler: (level, ...args) => log(`[${level}] ${args.join(' ')}`) });
-    return handler(functionRequest, context) as Promise<HttpResponseInit>;
+      text: async () => body.toString('utf8'),
+    };
+    return handler(call, (message, error) => log(`${matched.route.name}: ${message}: ${error instanceof Error ? error.stack : String(error)}`));
   };
 
   const respond = (response: ServerResponse, result: HttpResponseInit) => {

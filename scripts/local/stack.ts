@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
+import './functions';
 import { createApiKey, findSubscriptionByKey } from '../../shared/app/api-keys';
 import type { AppDeps } from '../../shared/app/deps';
 import { upsertInventoryItem } from '../../shared/app/inventory-upsert';
@@ -14,7 +15,7 @@ import { setDeps } from '../../shared/composition';
 import { loadConfig, withoutBlanks } from '../../shared/config';
 import { InventoryListQuery, InventoryUpsertInput } from '../../shared/domain/inventory';
 import { scopes } from '../../shared/domain/subscription';
-import { httpHandlers } from '../../shared/http/function';
+import { httpFunctions } from '../../shared/http/function';
 import { allRoutes } from '../../shared/http/routes';
 import { createLocalHost } from './host';
 import { restoreStore, saveStore } from './persist';
@@ -87,22 +88,7 @@ const seedDemo = async (deps: AppDeps, files: StackFiles, baseUrl: string): Prom
   return { baseUrl, apiKey, wallet: DEMO_WALLET };
 };
 
-/** Outside the Functions host `app.http` only warns that it registers nothing; the local host mounts the handlers itself. */
-const loadFunctionsQuietly = async () => {
-  const warn = console.warn;
-  console.warn = (...args: unknown[]) => {
-    const text = String(args[0]);
-    if (!text.includes('test mode') && !text.includes('Azure Functions runtime')) warn(...args);
-  };
-  try {
-    await import('../../functions/index');
-  } finally {
-    console.warn = warn;
-  }
-};
-
 export const startLocalStack = async (env: Record<string, string | undefined> = process.env, log = console.log): Promise<LocalStack> => {
-  await loadFunctionsQuietly();
   const files = stackFiles(env.DATA_DIR);
   mkdirSync(files.dataDir, { recursive: true });
   const port = env.PORT && env.PORT !== '0' ? Number(env.PORT) : env.PORT === '0' ? await freePort() : 7071;
@@ -133,7 +119,7 @@ export const startLocalStack = async (env: Record<string, string | undefined> = 
   await composition.prepare();
   setDeps(composition.deps);
 
-  const server: Server = createLocalHost({ deps: composition.deps, routes: allRoutes, handlers: httpHandlers, log });
+  const server: Server = createLocalHost({ deps: composition.deps, routes: allRoutes, functions: httpFunctions, log });
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => resolveListen());

@@ -74,8 +74,20 @@ export const buildInventoryItem = (
   return { ...item, searchText: searchTextOf(item) };
 };
 
-/** The wire view: an allow-list, so store fields (`searchText`, `_etag`, …) never leak. */
-export const toInventoryItemView = (item: InventoryItem): InventoryItem => ({
+const views = new WeakMap<InventoryItem, InventoryItem>();
+
+/**
+ * The wire view: an allow-list, so store fields (`searchText`, `_etag`, …) never leak. The view of an
+ * immutable (frozen) item is made once and is itself frozen.
+ */
+export const toInventoryItemView = (item: InventoryItem): InventoryItem => {
+  if (!Object.isFrozen(item)) return viewOf(item);
+  let view = views.get(item);
+  if (!view) views.set(item, (view = Object.freeze(viewOf(item))));
+  return view;
+};
+
+const viewOf = (item: InventoryItem): InventoryItem => ({
   id: item.id,
   wallet: item.wallet,
   sku: item.sku,

@@ -1,8 +1,8 @@
-import type { HttpRequest } from '@azure/functions';
 import type { AppDeps } from '../app/deps';
 import { DomainError } from '../domain/errors';
 import { hasScope, type Subscription } from '../domain/subscription';
 import { SUBSCRIPTION_HEADER } from './headers';
+import type { IncomingCall } from './function';
 import type { RouteSpec } from './routes';
 
 export interface Access {
@@ -38,7 +38,7 @@ export const rateLimitHeaders = (decision: { limit: number; remaining: number; r
  * Resolves who is calling from the gateway's `x-subscription-id` stamp (never from a client wallet),
  * then checks status (401) and scope (403), and counts the request against the plan's quota.
  */
-export const authorize = async (deps: AppDeps, spec: RouteSpec, request: HttpRequest): Promise<Access> => {
+export const authorize = async (deps: AppDeps, spec: RouteSpec, request: IncomingCall): Promise<Access> => {
   if (spec.auth.kind !== 'key') return { subscription: undefined, headers: {} };
   const id = request.headers.get(SUBSCRIPTION_HEADER);
   const subscription = id ? await loadSubscription(deps, id) : undefined;

@@ -1,4 +1,4 @@
-import type { HttpFunctionOptions, HttpHandler, HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+import type { HttpFunctionOptions, HttpResponseInit } from '@azure/functions';
 import type { z } from 'zod';
 import type { AppDeps } from '../app/deps';
 import { DomainError } from '../domain/errors';
@@ -7,6 +7,7 @@ import { getDeps } from '../composition';
 import { authorize } from './auth';
 import { describeZodError, toErrorResponse } from './errors';
 import { CORRELATION_HEADER, MAX_BODY_BYTES, jsonHeaders, correlationIdFor } from './headers';
+import { toJson } from './json';
 import type { RouteSpec } from './routes';
 
 export interface RequestContext<Q, B> {
@@ -32,10 +33,30 @@ export class Reply<T = unknown> {
 type Input<T> = T extends z.ZodType ? z.output<T> : undefined;
 export type UseCaseCall<Q, B, R> = (context: RequestContext<Q, B>) => Promise<R | Reply<R>>;
 
-/** Handlers by function name: what the local host mounts (the Functions host uses `app.http`). */
-export const httpHandlers = new Map<string, HttpHandler>();
+/**
+ * What a handler reads of a request. The Functions runtime's HttpRequest is one; the local host builds
+ * another straight from node:http, so serving locally does not pay for a fetch Request per call.
+ */
+export interface IncomingCall {
+  headers: { get(name: string): string | null };
+  query: URLSearchParams;
+  params: Record<string, string>;
+  text(): Promise<string>;
+}
 
-const parseQuery = (spec: RouteSpec, request: HttpRequest): unknown => {
+export type CallHandler = (request: IncomingCall, logError: (message: string, error: unknown) => void) => Promise<HttpResponseInit>;
+
+export interface HttpFunction {
+  /** What `app.http` registers with the Functions host. */
+  options: HttpFunctionOptions;
+  /** The same handler on the minimal request shape: what the local host mounts. */
+  call: CallHandler;
+}
+
+/** Every HTTP function by name, filled as function files load (`app.http` registers nothing outside Azure). */
+export const httpFunctions = new Map<string, HttpFunction>();
+
+const parseQuery = (spec: RouteSpec, request: IncomingCall): unknown => {
   if (!spec.query) return undefined;
   const raw: Record<string, string> = {};
   request.query.forEach((value, key) => {
@@ -51,7 +72,7 @@ const zodInvalid = (error: z.ZodError, root?: string) => {
   return new DomainError('invalid_input', message, { field });
 };
 
-const readBody = async (spec: RouteSpec, request: HttpRequest): Promise<unknown> => {
+const readBody = async (spec: RouteSpec, request: IncomingCall): Promise<unknown> => {
   const declared = Number(request.headers.get('content-length') ?? 0);
   if (declared > MAX_BODY_BYTES) throw tooLarge();
   if (!spec.body) return undefined;
@@ -84,7 +105,7 @@ export const httpFunction = <Q extends z.ZodType, B extends z.ZodType, R extends
   spec: RouteSpec<Q, B, R>,
   call: UseCaseCall<Input<Q>, Input<B>, z.input<R>>,
 ): HttpFunctionOptions => {
-  const handler = async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
+  const handler: CallHandler = async (request, logError) => {
     const correlationId = correlationIdFor(request.headers.get(CORRELATION_HEADER));
     let limitHeaders: Record<string, string> = {};
     try {
@@ -108,13 +129,19 @@ export const httpFunction = <Q extends z.ZodType, B extends z.ZodType, R extends
         correlationId,
       });
       const reply = result instanceof Reply ? result : new Reply(spec.successStatus ?? 200, result);
-      return { status: reply.status, body: JSON.stringify(reply.body), headers: jsonHeaders(correlationId, limitHeaders) };
+      return { status: reply.status, body: toJson(reply.body), headers: jsonHeaders(correlationId, limitHeaders) };
     } catch (error) {
       const { status, body, unexpected } = toErrorResponse(error);
-      if (unexpected) context.error(`${spec.name} failed`, error);
+      if (unexpected) logError(`${spec.name} failed`, error);
       return { status, body: JSON.stringify(body), headers: jsonHeaders(correlationId, limitHeaders) };
     }
   };
-  httpHandlers.set(spec.name, handler);
-  return { methods: [spec.method], route: spec.path.slice(1), authLevel: 'function', handler };
+  const options: HttpFunctionOptions = {
+    methods: [spec.method],
+    route: spec.path.slice(1),
+    authLevel: 'function',
+    handler: (request, context) => handler(request, (message, error) => context.error(message, error)),
+  };
+  httpFunctions.set(spec.name, { options, call: handler });
+  return options;
 };

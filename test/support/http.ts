@@ -5,7 +5,7 @@ import { createApiKey } from '../../shared/app/api-keys';
 import type { AppDeps } from '../../shared/app/deps';
 import { setDeps } from '../../shared/composition';
 import { scopes as allScopes, type Plan, type Scope } from '../../shared/domain/subscription';
-import { httpHandlers } from '../../shared/http/function';
+import { httpFunctions } from '../../shared/http/function';
 import { allRoutes } from '../../shared/http/routes';
 import '../../functions/index';
 
@@ -22,8 +22,8 @@ export const invoke = async (
   functionName: string,
   { method = 'GET', path, headers = {}, body }: { method?: string; path: string; headers?: Record<string, string>; body?: unknown },
 ): Promise<Answer> => {
-  const handler = httpHandlers.get(functionName);
-  if (!handler) throw new Error(`no handler ${functionName}`);
+  const handler = httpFunctions.get(functionName)?.options.handler;
+  if (!handler) throw new Error(`no function ${functionName}`);
   const request = new HttpRequest({
     method,
     url: `http://localhost${path}`,
@@ -62,7 +62,7 @@ export interface RunningHost {
 /** The local host (the gateway in front of the handlers) on a free loopback port. */
 export const startHost = async (deps: AppDeps): Promise<RunningHost> => {
   setDeps(deps);
-  const server = createLocalHost({ deps, routes: allRoutes, handlers: httpHandlers });
+  const server = createLocalHost({ deps, routes: allRoutes, functions: httpFunctions });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

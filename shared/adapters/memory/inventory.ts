@@ -5,63 +5,76 @@ import type { InventoryRepository, Versioned } from '../../ports/inventory-repos
 
 type Row = Versioned<StoredInventoryItem>;
 
+/** One merchant's items, with the sku index that makes the sku unique (the Cosmos unique key's twin). */
+interface Partition {
+  byId: Map<string, Row>;
+  idBySku: Map<string, string>;
+}
+
+/** Stored values are frozen copies: reads hand them out without copying, and nobody can change them. */
+const frozenCopy = (item: StoredInventoryItem): StoredInventoryItem =>
+  Object.freeze({ ...item, tags: Object.freeze([...item.tags]) as string[] });
+
 const compare = (a: string | number, b: string | number): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** In-process inventory with the same semantics as the Cosmos adapter (unique sku, ETags, paging). */
 export class MemoryInventoryRepository implements InventoryRepository {
-  private readonly partitions = new Map<string, Map<string, Row>>();
+  private readonly partitions = new Map<string, Partition>();
 
-  private partition(wallet: string): Map<string, Row> {
-    let rows = this.partitions.get(wallet);
-    if (!rows) this.partitions.set(wallet, (rows = new Map()));
-    return rows;
-  }
-
-  private copy(row: Row | undefined): Row | undefined {
-    return row && { value: structuredClone(row.value), etag: row.etag };
+  private partition(wallet: string): Partition {
+    let partition = this.partitions.get(wallet);
+    if (!partition) this.partitions.set(wallet, (partition = { byId: new Map(), idBySku: new Map() }));
+    return partition;
   }
 
   async get(wallet: string, id: string) {
-    return this.copy(this.partitions.get(wallet)?.get(id));
+    return this.partitions.get(wallet)?.byId.get(id);
   }
 
   async findBySku(wallet: string, sku: string) {
-    for (const row of this.partitions.get(wallet)?.values() ?? []) if (row.value.sku === sku) return this.copy(row);
-    return undefined;
+    const partition = this.partitions.get(wallet);
+    const id = partition?.idBySku.get(sku);
+    return id === undefined ? undefined : partition!.byId.get(id);
   }
 
-  private assertSkuFree(rows: Map<string, Row>, item: StoredInventoryItem) {
-    for (const row of rows.values()) {
-      if (row.value.sku === item.sku && row.value.id !== item.id) throw new DuplicateKeyError('sku exists');
-    }
+  private store(partition: Partition, item: StoredInventoryItem, previousSku?: string) {
+    const owner = partition.idBySku.get(item.sku);
+    if (owner !== undefined && owner !== item.id) throw new DuplicateKeyError('sku exists');
+    if (previousSku !== undefined && previousSku !== item.sku) partition.idBySku.delete(previousSku);
+    partition.idBySku.set(item.sku, item.id);
+    partition.byId.set(item.id, { value: frozenCopy(item), etag: randomUUID() });
   }
 
   async create(item: StoredInventoryItem) {
-    const rows = this.partition(item.wallet);
-    if (rows.has(item.id)) throw new DuplicateKeyError('id exists');
-    this.assertSkuFree(rows, item);
-    rows.set(item.id, { value: structuredClone(item), etag: randomUUID() });
+    const partition = this.partition(item.wallet);
+    if (partition.byId.has(item.id)) throw new DuplicateKeyError('id exists');
+    this.store(partition, item);
   }
 
   async replace(item: StoredInventoryItem, etag: string) {
-    const rows = this.partition(item.wallet);
-    const current = rows.get(item.id);
+    const partition = this.partition(item.wallet);
+    const current = partition.byId.get(item.id);
     if (!current || current.etag !== etag) throw new EtagMismatchError();
-    this.assertSkuFree(rows, item);
-    rows.set(item.id, { value: structuredClone(item), etag: randomUUID() });
+    this.store(partition, item, current.value.sku);
   }
 
   async delete(wallet: string, id: string) {
-    return this.partitions.get(wallet)?.delete(id) ?? false;
+    const partition = this.partitions.get(wallet);
+    const current = partition?.byId.get(id);
+    if (!current) return false;
+    partition!.byId.delete(id);
+    partition!.idBySku.delete(current.value.sku);
+    return true;
   }
 
   async list(wallet: string, query: InventoryListQuery) {
     const direction = query.order === 'asc' ? 1 : -1;
-    const matching = [...(this.partitions.get(wallet)?.values() ?? [])]
-      .map((row) => row.value)
-      .filter((item) => matchesInventoryFilter(item, query))
-      .sort((a, b) => direction * (compare(a[query.sort], b[query.sort]) || compare(a.id, b.id)));
+    const matching: StoredInventoryItem[] = [];
+    for (const row of this.partitions.get(wallet)?.byId.values() ?? []) {
+      if (matchesInventoryFilter(row.value, query)) matching.push(row.value);
+    }
+    matching.sort((a, b) => direction * (compare(a[query.sort], b[query.sort]) || compare(a.id, b.id)));
     const start = (query.page - 1) * query.limit;
-    return { items: matching.slice(start, start + query.limit).map((item) => structuredClone(item)), total: matching.length };
+    return { items: matching.slice(start, start + query.limit), total: matching.length };
   }
 }

@@ -1,0 +1,149 @@
+/**
+ * `npm run bench`: request rate and latency of the service against a bare node:http server that
+ * answers a JSON body of the same size (this machine's ceiling), on the memory store and on the
+ * Cosmos protocol server, plus the bundled app's import time. Figures to report, not a pass/fail test.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+
+const root = resolve(__dirname, '..');
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const DURATION_S = Number(process.env.BENCH_SECONDS ?? 8);
+const ITEMS = 1_000;
+const LIST_PATH = '/api/inventory?category=cat-3&stock=in&sort=priceUsd&order=asc&limit=50';
+
+interface Server {
+  url: string;
+  apiKey: string;
+  child: ChildProcess;
+}
+
+const startServer = (mode: string, ...args: string[]) =>
+  new Promise<Server>((resolveServer, reject) => {
+    const child = spawn('node', ['dist/bench-server.js', mode, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
+    createInterface({ input: child.stdout! }).once('line', (line) => resolveServer({ ...JSON.parse(line), child }));
+  });
+
+const stopServer = (server: Server) =>
+  new Promise<void>((done) => {
+    server.child.removeAllListeners('exit');
+    server.child.once('exit', () => done());
+    server.child.kill('SIGTERM');
+  });
+
+interface Row {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+const load = async (name: string, options: autocannon.Options): Promise<Row> => {
+  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...options });
+  const bad = result.non2xx + result.errors + result.timeouts;
+  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: bad };
+};
+
+const seed = async (server: Server) => {
+  const categories = 10;
+  for (let start = 0; start < ITEMS; start += 25) {
+    await Promise.all(
+      Array.from({ length: 25 }, (_, offset) => {
+        const n = start + offset;
+        return fetch(`${server.url}/api/inventory`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'Ocp-Apim-Subscription-Key': server.apiKey },
+          body: JSON.stringify({
+            sku: `BENCH-${n}`,
+            name: `Benchmark item ${n}`,
+            priceUsd: (n % 500) + 0.99,
+            stockQty: n % 7,
+            category: `cat-${n % categories}`,
+            tags: [`t${n % 5}`, `u${n % 3}`],
+          }),
+        }).then((response) => {
+          if (!response.ok) throw new Error(`seeding failed: ${response.status}`);
+        });
+      }),
+    );
+  }
+};
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+const importTime = () => {
+  const time = (args: string[]) => {
+    const samples: number[] = [];
+    for (let n = 0; n < 11; n++) {
+      const started = process.hrtime.bigint();
+      execFileSync('node', args, { cwd: root, stdio: 'ignore' });
+      samples.push(Number(process.hrtime.bigint() - started) / 1e6);
+    }
+    return median(samples);
+  };
+  return { bare: time(['-e', '0']), bundle: time(['-e', "require('./dist/main.js')"]) };
+};
+
+const main = async () => {
+  execFileSync('node', ['scripts/build.mjs', '--bench'], { cwd: root, stdio: 'inherit' });
+  const rows: Row[] = [];
+  const scenarios = async (store: 'memory' | 'cosmos') => {
+    const server = await startServer(store);
+    try {
+      const headers = { 'Ocp-Apim-Subscription-Key': server.apiKey };
+      await seed(server);
+      const sample = await (await fetch(`${server.url}${LIST_PATH}`, { headers })).text();
+      rows.push(await load(`GET /healthz (${store})`, { url: `${server.url}/healthz` }));
+      rows.push(await load(`GET /api/inventory, ${ITEMS} items, filter+sort (${store})`, { url: `${server.url}${LIST_PATH}`, headers }));
+      rows.push(
+        await load(`POST /api/inventory (${store})`, {
+          url: `${server.url}/api/inventory`,
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json' },
+          idReplacement: true,
+          body: JSON.stringify({ sku: 'NEW-[<id>]', name: 'Bench write', priceUsd: 9.99, category: 'bench', stockQty: 5 }),
+        }),
+      );
+      return sample;
+    } finally {
+      await stopServer(server);
+    }
+  };
+
+  const sample = await scenarios('memory');
+  const bodyFile = join(mkdtempSync(join(tmpdir(), 'bench-body-')), 'body.json');
+  writeFileSync(bodyFile, sample);
+  const bare = await startServer('bare', bodyFile);
+  const ceiling = await load(`bare node:http, same ${sample.length}-byte body`, { url: bare.url });
+  await stopServer(bare);
+  rows.unshift(ceiling);
+  await scenarios('cosmos');
+
+  const imports = importTime();
+  console.log(`\n${CONNECTIONS} connections, ${DURATION_S} s each, on ${require('node:os').cpus().length} cores\n`);
+  console.log(['scenario'.padEnd(58), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'vs bare'.padStart(8), 'non-2xx'.padStart(8)].join(''));
+  for (const row of rows) {
+    console.log(
+      [
+        row.name.padEnd(58),
+        row.rps.toFixed(0).padStart(9),
+        row.p50.toFixed(1).padStart(8),
+        row.p99.toFixed(1).padStart(8),
+        `${((100 * row.rps) / ceiling.rps).toFixed(0)} %`.padStart(8),
+        String(row.errors).padStart(8),
+      ].join(''),
+    );
+  }
+  console.log(`\nimport time (median of 11): node -e 0 ${imports.bare.toFixed(0)} ms; bundled app ${imports.bundle.toFixed(0)} ms (+${(imports.bundle - imports.bare).toFixed(0)} ms)`);
+};
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
