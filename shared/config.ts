@@ -30,7 +30,7 @@ const EnvSchema = z.object({
         return z.NEVER;
       }
     })
-    .pipe(z.record(z.enum(plans), z.number().int().positive()))
+    .pipe(z.partialRecord(z.enum(plans), z.number().int().positive()))
     .transform((quotas) => ({ ...defaultQuotas, ...quotas })),
   SUBSCRIPTION_CACHE_MS: z.coerce.number().int().min(0).default(2_000),
 });

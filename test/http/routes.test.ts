@@ -1,0 +1,52 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { httpFunctions } from '../../shared/http/function';
+import { allRoutes, matchRoute, type RouteSpec } from '../../shared/http/routes';
+import '../support/http';
+
+const functionsDir = join(__dirname, '../../functions');
+
+describe('the route table', () => {
+  it('has exactly one registered function per route, with its method and full path', () => {
+    expect([...httpFunctions.keys()].sort()).toEqual(allRoutes.map((route) => route.name).sort());
+    for (const route of allRoutes) {
+      const { options } = httpFunctions.get(route.name)!;
+      expect(options).toMatchObject({ methods: [route.method], route: route.path.slice(1), authLevel: 'function' });
+    }
+  });
+
+  it('requires a key on every developer route (all but the health probe so far)', () => {
+    const keyless = allRoutes.filter((route) => route.auth.kind !== 'key').map((route) => route.path);
+    expect(keyless).toEqual(['/healthz']);
+    for (const route of allRoutes) if (route.path.startsWith('/api/')) expect(route.auth.kind).toBe('key');
+  });
+
+  it('lets a fixed segment win over a parameter', () => {
+    const table: RouteSpec[] = [
+      { ...allRoutes[0]!, name: 'by-id', path: '/api/receipts/{id}' },
+      { ...allRoutes[0]!, name: 'status', path: '/api/receipts/status' },
+    ];
+    expect(matchRoute(table, 'GET', '/api/receipts/status')?.route.name).toBe('status');
+    expect(matchRoute(table, 'GET', '/api/receipts/R-1')).toMatchObject({ route: { name: 'by-id' }, params: { id: 'R-1' } });
+    expect(matchRoute(table, 'POST', '/api/receipts/R-1')).toBeUndefined();
+  });
+
+  it('keeps function files thin: imports, one registration, nothing else', () => {
+    const files = readdirSync(functionsDir).filter((file) => file.endsWith('.ts') && file !== 'index.ts');
+    const index = readFileSync(join(functionsDir, 'index.ts'), 'utf8');
+    for (const file of files) {
+      const text = readFileSync(join(functionsDir, file), 'utf8');
+      expect(index, `${file} is not loaded by functions/index.ts`).toContain(`'./${file.replace(/\.ts$/, '')}'`);
+      expect(text.split('\n').filter((line) => line.trim()).length, file).toBeLessThanOrEqual(40);
+      expect(text, file).not.toMatch(/process\.env|try\s*{|@azure\/cosmos|@azure\/storage-queue/);
+    }
+  });
+
+  it('keeps the domain free of SDKs and the environment', () => {
+    const dir = join(__dirname, '../../shared/domain');
+    for (const file of readdirSync(dir)) {
+      expect(readFileSync(join(dir, file), 'utf8'), file).not.toMatch(/from '@azure\/|from 'ethers'|from 'jsonwebtoken'|process\.env|Date\.now\(\)/);
+    }
+  });
+});
