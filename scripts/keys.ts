@@ -6,7 +6,6 @@
  * Works against the running local stack of this checkout (found through its data folder), or, when
  * none runs, against the saved store that the next `npm start` restores.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createApiKey, listApiKeys, revokeApiKey } from '../shared/app/api-keys';
 import { connectCosmos, type CosmosStore } from '../shared/adapters/cosmos/client';
@@ -16,31 +15,20 @@ import { Plan, parseScopeList } from '../shared/domain/subscription';
 import { walletAddress } from '../shared/domain/wallet';
 import { restoreStore, saveStore } from './local/persist';
 import { LOCAL_COSMOS_KEY, startCosmosServer } from './local/servers';
-import { stackFiles, type RunningStackInfo } from './local/stack';
+import { runningStack, stackFiles } from './local/stack';
 
 const usage = `usage:
   npm run keys -- create --wallet <0x…> --scopes <comma list | all> --plan <starter|pro|enterprise|development> [--brand <name>]
   npm run keys -- list [--wallet <0x…>]
   npm run keys -- revoke <subscription id>`;
 
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 /** The running stack's store if this checkout has one up; otherwise the saved store, loaded in process. */
 const openStore = async (): Promise<{ store: CosmosStore; where: string; close(): Promise<void> }> => {
   const files = stackFiles();
-  if (existsSync(files.running)) {
-    const info = JSON.parse(readFileSync(files.running, 'utf8')) as RunningStackInfo;
-    if (isAlive(info.pid)) {
-      const store = connectCosmos({ endpoint: info.cosmosEndpoint, key: info.cosmosKey, database: info.database, requestTimeoutMs: 5_000 });
-      return { store, where: `the running stack at ${info.baseUrl}`, close: async () => store.dispose() };
-    }
+  const info = runningStack(files);
+  if (info) {
+    const store = connectCosmos({ endpoint: info.cosmosEndpoint, key: info.cosmosKey, database: info.database, requestTimeoutMs: 5_000 });
+    return { store, where: `the running stack at ${info.baseUrl}`, close: async () => store.dispose() };
   }
   const server = await startCosmosServer();
   const store = connectCosmos({ endpoint: server.url, key: LOCAL_COSMOS_KEY, database: process.env.COSMOS_DATABASE ?? 'payments', requestTimeoutMs: 5_000 });

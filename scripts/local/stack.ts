@@ -88,8 +88,22 @@ const seedDemo = async (deps: AppDeps, files: StackFiles, baseUrl: string): Prom
   return { baseUrl, apiKey, wallet: DEMO_WALLET };
 };
 
+/** The stack already running from this data folder, if any (its pid is alive). */
+export const runningStack = (files: StackFiles): RunningStackInfo | undefined => {
+  if (!existsSync(files.running)) return undefined;
+  const info = JSON.parse(readFileSync(files.running, 'utf8')) as RunningStackInfo;
+  try {
+    process.kill(info.pid, 0);
+    return info;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM' ? info : undefined;
+  }
+};
+
 export const startLocalStack = async (env: Record<string, string | undefined> = process.env, log = console.log): Promise<LocalStack> => {
   const files = stackFiles(env.DATA_DIR);
+  const other = runningStack(files);
+  if (other) throw new Error(`a stack from ${files.dataDir} already runs (pid ${other.pid}, ${other.baseUrl}); stop it first`);
   mkdirSync(files.dataDir, { recursive: true });
   const port = env.PORT && env.PORT !== '0' ? Number(env.PORT) : env.PORT === '0' ? await freePort() : 7071;
   const settings: Record<string, string | undefined> = {
