@@ -1,0 +1,44 @@
+/** The EVM chain as the service uses it: split contracts and the payments around them. */
+
+export type SplitRole = 'merchant' | 'platform' | 'partner';
+
+export interface SplitPayee {
+  /** Lower-case 0x address. */
+  address: string;
+  /** Basis points; a split's payees sum to 10000. */
+  bps: number;
+}
+
+export interface DeployedSplit {
+  /** Lower-case 0x address of the split (a minimal clone at a deterministic address). */
+  address: string;
+  /** The deployment transaction; for a split that already existed, the one that created it. */
+  txHash: string;
+  blockNumber: number;
+  /** False when a split for exactly these payees already existed (nothing was sent). */
+  created: boolean;
+}
+
+export interface SplitTransfer {
+  kind: 'payment' | 'distribution';
+  /** Token contract, lower-case; the zero address for ETH. */
+  token: string;
+  from: string;
+  to: string;
+  /** Atomic units as a decimal string (uint256 does not fit a JSON number). */
+  amount: string;
+  txHash: string;
+  blockNumber: number;
+  logIndex: number;
+}
+
+export interface Chain {
+  readonly chainId: number;
+  /** Deploys the split for these payees (merchant first, who also gets the rounding remainder), or finds it. */
+  deploySplit(payees: SplitPayee[]): Promise<DeployedSplit>;
+  /** The payees recorded on chain, or undefined when there is no split contract at the address. */
+  readSplit(address: string): Promise<SplitPayee[] | undefined>;
+  /** Payments into the split (ETH and the configured tokens) and distributions out of it, oldest first. */
+  splitTransfers(address: string, range: { fromBlock: number; toBlock: number }): Promise<SplitTransfer[]>;
+  blockNumber(): Promise<number>;
+}
