@@ -3,3 +3,7 @@ import './healthz';
 import './inventory-list';
 import './inventory-upsert';
 import './inventory-delete';
+import './auth-nonce';
+import './auth-login';
+import './auth-logout';
+import './auth-me';

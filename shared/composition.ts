@@ -8,6 +8,11 @@ import { alwaysUp, randomIds, systemClock } from './adapters/memory/runtime';
 import { MemorySubscriptionRepository } from './adapters/memory/subscriptions';
 import { connectQueues, ensureQueues, type QueueStore } from './adapters/storage-queue/client';
 import { loadConfig, type Config } from './config';
+import { CosmosCollection } from './adapters/cosmos/documents';
+import { hs256SessionTokens } from './adapters/jwt/session-tokens';
+import { MemoryCollection } from './adapters/memory/documents';
+import { siweVerifier } from './adapters/siwe/verifier';
+import { containers } from './registry';
 
 export const settingsFrom = (config: Config): Settings => ({
   version: config.APP_VERSION,
@@ -15,6 +20,17 @@ export const settingsFrom = (config: Config): Settings => ({
   planQuotas: config.PLAN_QUOTAS,
   edgeSecret: config.EDGE_SECRET,
   subscriptionCacheMs: config.SUBSCRIPTION_CACHE_MS,
+  siweDomain: config.SIWE_DOMAIN ?? new URL(config.BASE_URL).host,
+  chainId: config.CHAIN_ID,
+  adminWallets: config.ADMIN_WALLETS,
+});
+
+/** Development falls back to a fixed secret so local sessions work with no setup; production refuses to start without one. */
+const DEVELOPMENT_JWT_SECRET = 'development-only-session-secret-not-for-production-use';
+
+const authAdapters = (config: Config) => ({
+  sessionTokens: hs256SessionTokens(config.JWT_SECRET ?? DEVELOPMENT_JWT_SECRET, systemClock),
+  signIn: siweVerifier,
 });
 
 const downProbe = (what: string) => ({
@@ -24,8 +40,13 @@ const downProbe = (what: string) => ({
 });
 
 /** An in-process adapter set: unit tests and `STORE=memory`. */
+const memoryConfig = () => loadConfig({ STORE: 'memory', APP_ENV: 'development' });
+
 export const memoryDeps = (overrides: Partial<AppDeps> = {}): AppDeps => ({
-  settings: settingsFrom(loadConfig({ STORE: 'memory' })),
+  settings: settingsFrom(memoryConfig()),
+  ...authAdapters(memoryConfig()),
+  claims: new MemoryCollection(),
+  sessions: new MemoryCollection(),
   clock: systemClock,
   ids: randomIds,
   inventory: new MemoryInventoryRepository(),
@@ -69,8 +90,11 @@ export const compose = (config: Config): Composition => {
     settings: settingsFrom(config),
     clock: systemClock,
     ids: randomIds,
+    ...authAdapters(config),
     inventory: new CosmosInventoryRepository(cosmos),
     subscriptions: new CosmosSubscriptionRepository(cosmos),
+    claims: new CosmosCollection(cosmos, containers.claims),
+    sessions: new CosmosCollection(cosmos, containers.sessions),
     rateLimiter: new MemoryRateLimiter(),
     probes: { store: cosmos.probe, queue: queueProbe },
   };

@@ -33,6 +33,16 @@ const EnvSchema = z.object({
     .pipe(z.partialRecord(z.enum(plans), z.number().int().positive()))
     .transform((quotas) => ({ ...defaultQuotas, ...quotas })),
   SUBSCRIPTION_CACHE_MS: z.coerce.number().int().min(0).default(2_000),
+  /** Signs session tokens (HS256); at least 32 characters. Required outside development. */
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** EIP-4361 domain; defaults to the host of BASE_URL. */
+  SIWE_DOMAIN: z.string().min(1).optional(),
+  CHAIN_ID: z.coerce.number().int().positive().default(31337),
+  ADMIN_WALLETS: z
+    .string()
+    .default('')
+    .transform((text) => text.split(',').map((wallet) => wallet.trim().toLowerCase()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^0x[0-9a-f]{40}$/, 'must be 0x addresses, comma-separated'))),
 });
 
 export type Config = z.output<typeof EnvSchema>;
@@ -52,6 +62,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
   const missing: string[] = [];
   if (config.STORE === 'cosmos' && !config.COSMOS_ENDPOINT) missing.push('COSMOS_ENDPOINT: required when STORE=cosmos');
   if (config.STORE === 'cosmos' && !config.COSMOS_KEY) missing.push('COSMOS_KEY: required when STORE=cosmos');
+  if (config.APP_ENV === 'production' && !config.JWT_SECRET) missing.push('JWT_SECRET: required when APP_ENV=production');
   if (missing.length) throw new Error(`invalid configuration:\n  ${missing.join('\n  ')}`);
   return config;
 };

@@ -28,6 +28,8 @@ export const containers = {
   subscriptions: { name: 'subscriptions', partitionKey: '/id' },
   /** Create-only documents that make a value unique across partitions and name its owner. */
   claims: { name: 'claims', partitionKey: '/id' },
+  /** Admin sign-in sessions; logout revokes one. */
+  sessions: { name: 'sessions', partitionKey: '/id' },
 } as const satisfies Record<string, ContainerSpec>;
 
 export const queues = {

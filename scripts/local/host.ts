@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { HttpResponseInit } from '@azure/functions';
 import type { AppDeps } from '../../shared/app/deps';
 import { hashApiKey } from '../../shared/domain/subscription';
+import { serializeCookie } from '../../shared/http/cookies';
 import { toErrorResponse } from '../../shared/http/errors';
 import { DomainError } from '../../shared/domain/errors';
 import {
@@ -105,6 +106,7 @@ export const createLocalHost = ({ deps, routes, functions, log = () => {} }: Loc
     headers.delete(EDGE_SECRET_HEADER);
 
     const call: IncomingCall = {
+      method: request.method ?? 'GET',
       headers: { get: (name) => headers.get(name.toLowerCase()) ?? null },
       query: url.searchParams,
       params: matched.params,
@@ -114,7 +116,8 @@ export const createLocalHost = ({ deps, routes, functions, log = () => {} }: Loc
   };
 
   const respond = (response: ServerResponse, result: HttpResponseInit) => {
-    const headers = (result.headers ?? {}) as Record<string, string>;
+    const headers: Record<string, string | string[]> = { ...((result.headers ?? {}) as Record<string, string>) };
+    if (result.cookies?.length) headers['set-cookie'] = result.cookies.map(serializeCookie);
     response.writeHead(result.status ?? 200, headers);
     response.end(typeof result.body === 'string' ? result.body : result.body === undefined ? '' : String(result.body));
   };

@@ -1,4 +1,7 @@
+import type { Session } from '../domain/session';
 import type { Plan } from '../domain/subscription';
+import type { SessionTokens, SignInVerifier } from '../ports/auth';
+import type { Claim, DocumentCollection } from '../ports/documents';
 import type { InventoryRepository } from '../ports/inventory-repository';
 import type { Clock, HealthProbe, Ids, RateLimiter } from '../ports/runtime';
 import type { SubscriptionRepository } from '../ports/subscription-repository';
@@ -12,6 +15,11 @@ export interface Settings {
   edgeSecret: string | undefined;
   /** How long a subscription record may be served from memory. */
   subscriptionCacheMs: number;
+  /** The sign-in domain (EIP-4361 `domain`): from configuration, never from a request's Host. */
+  siweDomain: string;
+  chainId: number;
+  /** Wallets with the platform admin role (lower-case). */
+  adminWallets: string[];
 }
 
 /** Everything a use case may call: ports only, built once per process by the composition root. */
@@ -22,5 +30,9 @@ export interface AppDeps {
   inventory: InventoryRepository;
   subscriptions: SubscriptionRepository;
   rateLimiter: RateLimiter;
+  claims: DocumentCollection<Claim>;
+  sessions: DocumentCollection<Session>;
+  sessionTokens: SessionTokens;
+  signIn: SignInVerifier;
   probes: { store: HealthProbe; queue: HealthProbe };
 }

@@ -1,12 +1,16 @@
 import type { AppDeps } from '../app/deps';
+import { resolveSession, sameSecret, sha256Hex } from '../app/auth';
 import { DomainError } from '../domain/errors';
+import { rolesOf, type Session } from '../domain/session';
 import { hasScope, type Subscription } from '../domain/subscription';
-import { SUBSCRIPTION_HEADER } from './headers';
+import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, parseCookies } from './cookies';
 import type { IncomingCall } from './function';
+import { SUBSCRIPTION_HEADER } from './headers';
 import type { RouteSpec } from './routes';
 
 export interface Access {
   subscription: Subscription | undefined;
+  session: Session | undefined;
   /** The rate-limit headers of a `key` route, to send on every answer, 429 included. */
   headers: Record<string, string>;
   /** Set when the plan's quota is spent: the Unix ms when it renews. */
@@ -34,20 +38,53 @@ export const rateLimitHeaders = (decision: { limit: number; remaining: number; r
   'x-ratelimit-reset': String(decision.resetAt),
 });
 
+const forbidden = (message: string) => new DomainError('forbidden', message);
+
 /**
- * Resolves who is calling from the gateway's `x-subscription-id` stamp (never from a client wallet),
- * then checks status (401) and scope (403), and counts the request against the plan's quota.
+ * Admin writes must come from our own pages: the `Origin` is the configured site, and the CSRF
+ * token in the header equals the cookie and is the one issued with this session.
  */
-export const authorize = async (deps: AppDeps, spec: RouteSpec, request: IncomingCall): Promise<Access> => {
-  if (spec.auth.kind !== 'key') return { subscription: undefined, headers: {} };
+const checkCsrf = (deps: AppDeps, request: IncomingCall, cookies: Record<string, string>, session: Session) => {
+  const origin = request.headers.get('origin');
+  if (origin !== new URL(deps.settings.baseUrl).origin) throw forbidden('cross-site request refused: Origin must be this site');
+  const header = request.headers.get(CSRF_HEADER) ?? '';
+  const cookie = cookies[CSRF_COOKIE] ?? '';
+  if (!header || !sameSecret(header, cookie) || !sameSecret(sha256Hex(header), session.csrfHash)) {
+    throw forbidden(`missing or wrong ${CSRF_HEADER} header`);
+  }
+};
+
+const authorizeSession = async (deps: AppDeps, spec: RouteSpec & { auth: { kind: 'session' } }, request: IncomingCall, method: string): Promise<Access> => {
+  const cookies = parseCookies(request.headers.get('cookie'));
+  const session = await resolveSession(deps, cookies[SESSION_COOKIE]);
+  if (!rolesOf(session.wallet, deps.settings.adminWallets).includes(spec.auth.role)) {
+    throw forbidden(`this needs the ${spec.auth.role} role`);
+  }
+  if (method !== 'GET' && method !== 'HEAD') checkCsrf(deps, request, cookies, session);
+  return { subscription: undefined, session, headers: {} };
+};
+
+/**
+ * Who is calling. `key` routes: the gateway's `x-subscription-id` stamp (never a client wallet), then
+ * status (401) and scope (403), and the request counts against the plan's quota. `session` routes:
+ * the signed session cookie (401), the role (403) and, for writes, Origin and CSRF token (403).
+ */
+export const authorize = async (deps: AppDeps, spec: RouteSpec, request: IncomingCall, method: string): Promise<Access> => {
+  if (spec.auth.kind === 'public') return { subscription: undefined, session: undefined, headers: {} };
+  if (spec.auth.kind === 'session') return authorizeSession(deps, spec as RouteSpec & { auth: { kind: 'session' } }, request, method);
   const id = request.headers.get(SUBSCRIPTION_HEADER);
   const subscription = id ? await loadSubscription(deps, id) : undefined;
   if (!subscription || subscription.status !== 'active') {
     throw new DomainError('unauthorized', 'missing or invalid subscription key');
   }
-  if (!hasScope(subscription, spec.auth.scope)) {
-    throw new DomainError('forbidden', `this key lacks the scope ${spec.auth.scope}`);
+  if (spec.auth.scope && !hasScope(subscription, spec.auth.scope)) {
+    throw forbidden(`this key lacks the scope ${spec.auth.scope}`);
   }
   const decision = deps.rateLimiter.hit(subscription.id, deps.settings.planQuotas[subscription.plan], deps.clock.now());
-  return { subscription, headers: rateLimitHeaders(decision), ...(!decision.allowed && { limitedUntil: decision.resetAt }) };
+  return {
+    subscription,
+    session: undefined,
+    headers: rateLimitHeaders(decision),
+    ...(!decision.allowed && { limitedUntil: decision.resetAt }),
+  };
 };

@@ -1,7 +1,8 @@
-import type { HttpFunctionOptions, HttpResponseInit } from '@azure/functions';
+import type { Cookie, HttpFunctionOptions, HttpResponseInit } from '@azure/functions';
 import type { z } from 'zod';
 import type { AppDeps } from '../app/deps';
 import { DomainError } from '../domain/errors';
+import type { Session } from '../domain/session';
 import type { Subscription } from '../domain/subscription';
 import { getDeps } from '../composition';
 import { authorize } from './auth';
@@ -17,16 +18,19 @@ export interface RequestContext<Q, B> {
   params: Record<string, string>;
   /** Present on `key` routes: the caller's subscription record. */
   subscription: Subscription | undefined;
-  /** The merchant wallet of a `key` route, from the subscription record (never from the client). */
+  /** Present on `session` routes: the signed-in wallet's session. */
+  session: Session | undefined;
+  /** The caller's wallet: from the subscription record or the session, never from the client. */
   wallet: string;
   correlationId: string;
 }
 
-/** A use case's answer when it needs a status other than the route's success status. */
+/** A use case's answer when it needs a status other than the route's success status, or cookies. */
 export class Reply<T = unknown> {
   constructor(
     readonly status: number,
     readonly body: T,
+    readonly cookies: Cookie[] = [],
   ) {}
 }
 
@@ -38,6 +42,7 @@ export type UseCaseCall<Q, B, R> = (context: RequestContext<Q, B>) => Promise<R 
  * another straight from node:http, so serving locally does not pay for a fetch Request per call.
  */
 export interface IncomingCall {
+  method: string;
   headers: { get(name: string): string | null };
   query: URLSearchParams;
   params: Record<string, string>;
@@ -111,7 +116,7 @@ export const httpFunction = <Q extends z.ZodType, B extends z.ZodType, R extends
     try {
       const deps = getDeps();
       const bodyText = await readBody(spec, request);
-      const access = await authorize(deps, spec, request);
+      const access = await authorize(deps, spec, request, request.method);
       limitHeaders = access.headers;
       if (access.limitedUntil !== undefined) {
         throw new DomainError('rate_limited', 'rate limit exceeded', { resetAt: access.limitedUntil });
@@ -122,14 +127,21 @@ export const httpFunction = <Q extends z.ZodType, B extends z.ZodType, R extends
         body: parseBody(spec, bodyText) as Input<B>,
         params: request.params,
         subscription: access.subscription,
+        session: access.session,
         get wallet() {
-          if (!access.subscription) throw new DomainError('unauthorized', 'an API key is required');
-          return access.subscription.wallet;
+          const wallet = access.subscription?.wallet ?? access.session?.wallet;
+          if (!wallet) throw new DomainError('unauthorized', 'an API key or a session is required');
+          return wallet;
         },
         correlationId,
       });
       const reply = result instanceof Reply ? result : new Reply(spec.successStatus ?? 200, result);
-      return { status: reply.status, body: toJson(reply.body), headers: jsonHeaders(correlationId, limitHeaders) };
+      return {
+        status: reply.status,
+        body: toJson(reply.body),
+        headers: jsonHeaders(correlationId, limitHeaders),
+        ...(reply.cookies.length > 0 && { cookies: reply.cookies }),
+      };
     } catch (error) {
       const { status, body, unexpected } = toErrorResponse(error);
       if (unexpected) logError(`${spec.name} failed`, error);

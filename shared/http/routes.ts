@@ -7,12 +7,16 @@ import {
   InventoryListResponse,
   InventoryUpsertInput,
 } from '../domain/inventory';
+import type { Role } from '../domain/session';
 import type { Scope } from '../domain/subscription';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** Who may call a route: an API key with a scope, or anyone. Later kinds: session, x402. */
-export type RouteAuth = { kind: 'key'; scope: Scope } | { kind: 'public' };
+/**
+ * Who may call a route: an API key (with a scope, or any valid key when none is named), a signed-in
+ * wallet with a role (admin pages), or anyone. Later kind: x402.
+ */
+export type RouteAuth = { kind: 'key'; scope?: Scope } | { kind: 'session'; role: Role } | { kind: 'public' };
 
 export interface RouteSpec<
   Q extends z.ZodType = z.ZodType,
@@ -42,8 +46,50 @@ export const HealthResponse = z.object({
   checks: z.object({ store: z.enum(['ok', 'down']), queue: z.enum(['ok', 'down']) }),
 });
 
+const SessionView = z.object({ wallet: z.string(), roles: z.array(z.enum(['merchant', 'admin'])), expiresAt: z.number().int() });
+
 /** The one description of the HTTP surface. */
 export const routes = {
+  authNonce: route({
+    name: 'auth-nonce',
+    method: 'GET',
+    path: '/api/auth/nonce',
+    auth: { kind: 'public' },
+    summary: 'A single-use nonce for an EIP-4361 sign-in message (valid 5 minutes)',
+    response: z.object({ nonce: z.string(), expiresAt: z.number().int(), domain: z.string(), uri: z.string(), chainId: z.number().int() }),
+    errors: [],
+  }),
+  authLogin: route({
+    name: 'auth-login',
+    method: 'POST',
+    path: '/api/auth/login',
+    auth: { kind: 'public' },
+    summary: 'Sign in with an Ethereum wallet: sets the session cookie and the CSRF cookie',
+    body: z.object({
+      message: z.string().min(1).max(4096),
+      signature: z.string().regex(/^0x[0-9a-fA-F]+$/, 'must be a 0x-prefixed hex signature').max(1024),
+    }),
+    response: SessionView.extend({ ok: z.literal(true), csrfToken: z.string() }),
+    errors: ['invalid_input', 'unauthorized'],
+  }),
+  authLogout: route({
+    name: 'auth-logout',
+    method: 'POST',
+    path: '/api/auth/logout',
+    auth: { kind: 'session', role: 'merchant' },
+    summary: 'End the session (the token stops working at once) and clear the cookies',
+    response: z.object({ ok: z.literal(true) }),
+    errors: [],
+  }),
+  authMe: route({
+    name: 'auth-me',
+    method: 'GET',
+    path: '/api/auth/me',
+    auth: { kind: 'session', role: 'merchant' },
+    summary: 'The signed-in wallet, its roles and when the session ends',
+    response: SessionView,
+    errors: [],
+  }),
   healthz: route({
     name: 'healthz',
     method: 'GET',

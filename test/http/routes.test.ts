@@ -7,6 +7,15 @@ import '../support/http';
 
 const functionsDir = join(__dirname, '../../functions');
 
+/** Every route that takes no API key, and why: public probes and sign-in, or a wallet session. */
+const expectedKeyless: Record<string, string> = {
+  'GET /healthz': 'public',
+  'GET /api/auth/nonce': 'public',
+  'POST /api/auth/login': 'public',
+  'POST /api/auth/logout': 'session',
+  'GET /api/auth/me': 'session',
+};
+
 describe('the route table', () => {
   it('has exactly one registered function per route, with its method and full path', () => {
     expect([...httpFunctions.keys()].sort()).toEqual(allRoutes.map((route) => route.name).sort());
@@ -16,10 +25,9 @@ describe('the route table', () => {
     }
   });
 
-  it('requires a key on every developer route (all but the health probe so far)', () => {
-    const keyless = allRoutes.filter((route) => route.auth.kind !== 'key').map((route) => route.path);
-    expect(keyless).toEqual(['/healthz']);
-    for (const route of allRoutes) if (route.path.startsWith('/api/')) expect(route.auth.kind).toBe('key');
+  it('requires a key on every developer route; only health, sign-in and admin routes go without', () => {
+    const keyless = Object.fromEntries(allRoutes.filter((route) => route.auth.kind !== 'key').map((route) => [`${route.method} ${route.path}`, route.auth.kind]));
+    expect(keyless).toEqual(expectedKeyless);
   });
 
   it('lets a fixed segment win over a parameter', () => {

@@ -12,6 +12,8 @@ import '../../functions/index';
 export interface Answer {
   status: number;
   headers: Record<string, string>;
+  /** Set-Cookie values by cookie name (handler calls only). */
+  cookies?: Record<string, { value: string; maxAge?: number; httpOnly?: boolean; secure?: boolean; sameSite?: string }>;
   json: Record<string, unknown> & { error?: string; message?: string };
 }
 
@@ -35,6 +37,7 @@ export const invoke = async (
     status: response.status ?? 200,
     headers: Object.fromEntries(Object.entries((response.headers ?? {}) as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v])),
     json: JSON.parse(String(response.body)),
+    cookies: Object.fromEntries((response.cookies ?? []).map((cookie) => [cookie.name, cookie])),
   };
 };
 

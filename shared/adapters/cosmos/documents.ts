@@ -1,0 +1,50 @@
+import type { Container } from '@azure/cosmos';
+import type { DocumentCollection } from '../../ports/documents';
+import type { ContainerSpec } from '../../registry';
+import { cosmosCall, fromDocument, isNotFound, translateCosmosError, type CosmosStore } from './client';
+
+/** A Cosmos container as a DocumentCollection; the partition key value is passed with every call. */
+export class CosmosCollection<T extends { id: string }> implements DocumentCollection<T> {
+  private readonly container: Container;
+
+  constructor(store: CosmosStore, spec: ContainerSpec) {
+    this.container = store.container(spec);
+  }
+
+  async get(partition: string, id: string) {
+    try {
+      const { resource } = await this.container.item(id, partition).read();
+      return resource ? fromDocument<T>(resource) : undefined;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw translateCosmosError(error);
+    }
+  }
+
+  async create(_partition: string, document: T) {
+    const { etag } = await cosmosCall(() => this.container.items.create(document));
+    return etag;
+  }
+
+  async replace(partition: string, document: T, etag: string) {
+    const response = await cosmosCall(() =>
+      this.container.item(document.id, partition).replace(document, { accessCondition: { type: 'IfMatch', condition: etag } }),
+    );
+    return response.etag;
+  }
+
+  async upsert(_partition: string, document: T) {
+    const { etag } = await cosmosCall(() => this.container.items.upsert(document));
+    return etag;
+  }
+
+  async delete(partition: string, id: string, etag?: string) {
+    try {
+      await this.container.item(id, partition).delete(etag ? { accessCondition: { type: 'IfMatch', condition: etag } } : {});
+      return true;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw translateCosmosError(error);
+    }
+  }
+}

@@ -1,0 +1,19 @@
+import jwt from 'jsonwebtoken';
+import type { SessionClaims } from '../../domain/session';
+import type { SessionTokens } from '../../ports/auth';
+
+/** HS256 only, both ways: a token with any other `alg` (none included) is refused. */
+export const hs256SessionTokens = (secret: string, clock: { now(): number }): SessionTokens => ({
+  issue: (claims) => jwt.sign({ sub: claims.sub, sid: claims.sid, exp: Math.floor(claims.exp / 1000) }, secret, { algorithm: 'HS256', noTimestamp: false }),
+  verify: (token) => {
+    try {
+      const payload = jwt.verify(token, secret, { algorithms: ['HS256'], clockTimestamp: Math.floor(clock.now() / 1000) });
+      if (typeof payload !== 'object' || typeof payload.sub !== 'string' || typeof payload.sid !== 'string' || typeof payload.exp !== 'number') {
+        return undefined;
+      }
+      return { sub: payload.sub, sid: payload.sid, exp: payload.exp * 1000 };
+    } catch {
+      return undefined;
+    }
+  },
+});

@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto';
+import { DuplicateKeyError, EtagMismatchError } from '../../ports/errors';
+import type { DocumentCollection } from '../../ports/documents';
+import type { Versioned } from '../../ports/inventory-repository';
+
+/** Documents in process, deep-copied in and out so callers never share state with the store. */
+export class MemoryCollection<T extends { id: string }> implements DocumentCollection<T> {
+  private readonly rows = new Map<string, Versioned<T>>();
+
+  private key(partition: string, id: string) {
+    return `${partition}\u0000${id}`;
+  }
+
+  async get(partition: string, id: string) {
+    const row = this.rows.get(this.key(partition, id));
+    return row && { value: structuredClone(row.value), etag: row.etag };
+  }
+
+  async create(partition: string, document: T) {
+    const key = this.key(partition, document.id);
+    if (this.rows.has(key)) throw new DuplicateKeyError();
+    return this.write(key, document);
+  }
+
+  async replace(partition: string, document: T, etag: string) {
+    const key = this.key(partition, document.id);
+    if (this.rows.get(key)?.etag !== etag) throw new EtagMismatchError();
+    return this.write(key, document);
+  }
+
+  async upsert(partition: string, document: T) {
+    return this.write(this.key(partition, document.id), document);
+  }
+
+  async delete(partition: string, id: string, etag?: string) {
+    const key = this.key(partition, id);
+    const row = this.rows.get(key);
+    if (!row) return false;
+    if (etag !== undefined && row.etag !== etag) throw new EtagMismatchError();
+    return this.rows.delete(key);
+  }
+
+  private write(key: string, document: T) {
+    const etag = randomUUID();
+    this.rows.set(key, { value: structuredClone(document), etag });
+    return etag;
+  }
+}

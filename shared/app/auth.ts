@@ -1,0 +1,90 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { DomainError } from '../domain/errors';
+import { NONCE_TTL_MS, SESSION_TTL_MS, checkSignIn, nonceClaimId, rolesOf, type Role, type Session } from '../domain/session';
+import { EtagMismatchError } from '../ports/errors';
+import type { AppDeps } from './deps';
+
+type AuthDeps = Pick<AppDeps, 'claims' | 'sessions' | 'sessionTokens' | 'signIn' | 'clock' | 'ids' | 'settings'>;
+
+export const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+export const sameSecret = (a: string, b: string) => {
+  const left = Buffer.from(sha256Hex(a), 'hex');
+  const right = Buffer.from(sha256Hex(b), 'hex');
+  return timingSafeEqual(left, right);
+};
+
+/** A fresh single-use nonce, and what the wallet's message must say to be accepted. */
+export const issueNonce = async (deps: AuthDeps) => {
+  const now = deps.clock.now();
+  const nonce = deps.ids.random(12);
+  await deps.claims.create(nonceClaimId(nonce), { id: nonceClaimId(nonce), owner: 'siwe', createdAt: now, expiresAt: now + NONCE_TTL_MS });
+  const { siweDomain, baseUrl, chainId } = deps.settings;
+  return { nonce, expiresAt: now + NONCE_TTL_MS, domain: siweDomain, uri: baseUrl, chainId };
+};
+
+const unauthorized = (message: string) => new DomainError('unauthorized', message);
+
+/** Uses up the nonce: exactly one sign-in can ever succeed with it. */
+const consumeNonce = async (deps: AuthDeps, nonce: string, now: number) => {
+  const id = nonceClaimId(nonce);
+  const claim = await deps.claims.get(id, id);
+  if (!claim || (claim.value.expiresAt ?? Infinity) <= now) throw unauthorized('sign-in refused: unknown, used or expired nonce');
+  try {
+    if (await deps.claims.delete(id, id, claim.etag)) return;
+  } catch (error) {
+    if (!(error instanceof EtagMismatchError)) throw error;
+  }
+  throw unauthorized('sign-in refused: unknown, used or expired nonce');
+};
+
+export interface SignedIn {
+  wallet: string;
+  roles: Role[];
+  expiresAt: number;
+  token: string;
+  csrfToken: string;
+}
+
+/** EIP-4361 sign-in: signature, then domain, URI, chain and time, then the single-use nonce. */
+export const signIn = async (deps: AuthDeps, input: { message: string; signature: string }): Promise<SignedIn> => {
+  const now = deps.clock.now();
+  const message = await deps.signIn.verify(input.message, input.signature, now);
+  checkSignIn(message, { domain: deps.settings.siweDomain, origin: new URL(deps.settings.baseUrl).origin, chainId: deps.settings.chainId, now });
+  await consumeNonce(deps, message.nonce, now);
+  const csrfToken = deps.ids.random(24);
+  const session: Session = {
+    id: `ses_${deps.ids.random(16)}`,
+    wallet: message.address,
+    createdAt: now,
+    expiresAt: now + SESSION_TTL_MS,
+    revokedAt: null,
+    csrfHash: sha256Hex(csrfToken),
+  };
+  await deps.sessions.create(session.id, session);
+  const token = deps.sessionTokens.issue({ sub: session.wallet, sid: session.id, exp: session.expiresAt });
+  return { wallet: session.wallet, roles: rolesOf(session.wallet, deps.settings.adminWallets), expiresAt: session.expiresAt, token, csrfToken };
+};
+
+/** The live session behind a cookie token: signed by us, unexpired, not revoked. */
+export const resolveSession = async (deps: AuthDeps, token: string | undefined): Promise<Session> => {
+  const claims = token ? deps.sessionTokens.verify(token) : undefined;
+  if (!claims) throw unauthorized('sign in first: missing or invalid session');
+  const stored = await deps.sessions.get(claims.sid, claims.sid);
+  const session = stored?.value;
+  if (!session || session.wallet !== claims.sub || session.revokedAt !== null || session.expiresAt <= deps.clock.now()) {
+    throw unauthorized('sign in again: the session expired or was ended');
+  }
+  return session;
+};
+
+export const signOut = async (deps: AuthDeps, session: Session) => {
+  await deps.sessions.upsert(session.id, { ...session, revokedAt: deps.clock.now() });
+  return { ok: true as const };
+};
+
+export const describeSession = (deps: Pick<AppDeps, 'settings'>, session: Session) => ({
+  wallet: session.wallet,
+  roles: rolesOf(session.wallet, deps.settings.adminWallets),
+  expiresAt: session.expiresAt,
+});
