@@ -22,6 +22,7 @@ export const cosmosStore: StoreFixture = {
         COSMOS_DATABASE: `test-${randomUUID()}`,
         AzureWebJobsStorage: inject('queueConnectionString'),
         STORE_AUTO_CREATE: 'true',
+        APP_ENV: 'development',
       }),
     );
     await composition.prepare();
