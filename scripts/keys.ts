@@ -9,6 +9,7 @@
 import { parseArgs } from 'node:util';
 import { createApiKey, listApiKeys, revokeApiKey } from '../shared/app/api-keys';
 import { connectCosmos, type CosmosStore } from '../shared/adapters/cosmos/client';
+import { localKeyIssuer } from '../shared/adapters/apim/local-key-issuer';
 import { CosmosSubscriptionRepository } from '../shared/adapters/cosmos/subscriptions';
 import { randomIds, systemClock } from '../shared/adapters/memory/runtime';
 import { Plan, parseScopeList } from '../shared/domain/subscription';
@@ -60,7 +61,8 @@ const main = async () => {
 
   const { store, where, close } = await openStore();
   try {
-    const deps = { subscriptions: new CosmosSubscriptionRepository(store), clock: systemClock, ids: randomIds };
+    // The local stack's keys: made here and checked by the local host against their stored hash.
+    const deps = { subscriptions: new CosmosSubscriptionRepository(store), keyIssuer: localKeyIssuer(randomIds), clock: systemClock, ids: randomIds };
     if (command === 'create') {
       const { subscription, apiKey } = await createApiKey(deps, {
         wallet: wallet!.data!,

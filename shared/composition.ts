@@ -9,6 +9,9 @@ import { MemorySubscriptionRepository } from './adapters/memory/subscriptions';
 import { connectQueues, ensureQueues, type QueueStore } from './adapters/storage-queue/client';
 import { loadConfig, type Config } from './config';
 import { CosmosCollection } from './adapters/cosmos/documents';
+import { DefaultAzureCredential } from '@azure/identity';
+import { ApimKeyIssuer } from './adapters/apim/key-issuer';
+import { localKeyIssuer } from './adapters/apim/local-key-issuer';
 import { hs256SessionTokens } from './adapters/jwt/session-tokens';
 import { MemoryCollection } from './adapters/memory/documents';
 import { siweVerifier } from './adapters/siwe/verifier';
@@ -31,6 +34,15 @@ const DEVELOPMENT_JWT_SECRET = 'development-only-session-secret-not-for-producti
 const authAdapters = (config: Config) => ({
   sessionTokens: hs256SessionTokens(config.JWT_SECRET ?? DEVELOPMENT_JWT_SECRET, systemClock),
   signIn: siweVerifier,
+  keyIssuer:
+    config.KEY_ISSUER === 'apim'
+      ? new ApimKeyIssuer({
+          credential: new DefaultAzureCredential(),
+          subscriptionId: config.AZURE_SUBSCRIPTION_ID!,
+          resourceGroup: config.APIM_RESOURCE_GROUP!,
+          serviceName: config.APIM_SERVICE_NAME!,
+        })
+      : localKeyIssuer(randomIds),
 });
 
 const downProbe = (what: string) => ({

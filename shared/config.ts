@@ -38,6 +38,11 @@ const EnvSchema = z.object({
   /** EIP-4361 domain; defaults to the host of BASE_URL. */
   SIWE_DOMAIN: z.string().min(1).optional(),
   CHAIN_ID: z.coerce.number().int().positive().default(31337),
+  /** Who issues API keys: this service (`local`) or Azure API Management (`apim`). */
+  KEY_ISSUER: z.enum(['local', 'apim']).default('local'),
+  AZURE_SUBSCRIPTION_ID: z.string().optional(),
+  APIM_RESOURCE_GROUP: z.string().optional(),
+  APIM_SERVICE_NAME: z.string().optional(),
   ADMIN_WALLETS: z
     .string()
     .default('')
@@ -62,6 +67,11 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
   const missing: string[] = [];
   if (config.STORE === 'cosmos' && !config.COSMOS_ENDPOINT) missing.push('COSMOS_ENDPOINT: required when STORE=cosmos');
   if (config.STORE === 'cosmos' && !config.COSMOS_KEY) missing.push('COSMOS_KEY: required when STORE=cosmos');
+  if (config.KEY_ISSUER === 'apim') {
+    for (const key of ['AZURE_SUBSCRIPTION_ID', 'APIM_RESOURCE_GROUP', 'APIM_SERVICE_NAME'] as const) {
+      if (!config[key]) missing.push(`${key}: required when KEY_ISSUER=apim`);
+    }
+  }
   if (config.APP_ENV === 'production' && !config.JWT_SECRET) missing.push('JWT_SECRET: required when APP_ENV=production');
   if (missing.length) throw new Error(`invalid configuration:\n  ${missing.join('\n  ')}`);
   return config;

@@ -9,14 +9,18 @@ export interface CreateApiKeyInput {
   brand: string;
 }
 
-/** Creates a subscription and its key. The clear key is in this result and nowhere else, ever. */
+/**
+ * Creates a subscription and its key: the gateway issues the key (API Management in Azure), the
+ * record keeps wallet, scopes and plan. The clear key is in this result and nowhere else, ever.
+ */
 export const createApiKey = async (
-  deps: Pick<AppDeps, 'subscriptions' | 'clock' | 'ids'>,
+  deps: Pick<AppDeps, 'subscriptions' | 'keyIssuer' | 'clock' | 'ids'>,
   input: CreateApiKeyInput,
 ): Promise<{ subscription: Subscription; apiKey: string }> => {
-  const apiKey = deps.ids.apiKey();
+  const id = `sub_${deps.ids.random(10)}`;
+  const { apiKey } = await deps.keyIssuer.issue({ subscriptionId: id, plan: input.plan, wallet: input.wallet, displayName: `${input.wallet} ${input.plan}` });
   const subscription: Subscription = {
-    id: `sub_${deps.ids.random(10)}`,
+    id,
     wallet: input.wallet,
     scopes: input.scopes,
     plan: input.plan,
@@ -26,7 +30,13 @@ export const createApiKey = async (
     createdAt: deps.clock.now(),
     revokedAt: null,
   };
-  await deps.subscriptions.create(subscription, hashApiKey(apiKey));
+  try {
+    await deps.subscriptions.create(subscription, hashApiKey(apiKey));
+  } catch (error) {
+    // A key nobody holds a record for must not stay live at the gateway.
+    await deps.keyIssuer.revoke(id).catch(() => {});
+    throw error;
+  }
   return { subscription, apiKey };
 };
 
@@ -34,7 +44,7 @@ export const listApiKeys = (deps: Pick<AppDeps, 'subscriptions'>, filter: { wall
   deps.subscriptions.list(filter);
 
 export const revokeApiKey = async (
-  deps: Pick<AppDeps, 'subscriptions' | 'clock'>,
+  deps: Pick<AppDeps, 'subscriptions' | 'keyIssuer' | 'clock'>,
   id: string,
   owner?: string,
 ): Promise<Subscription> => {
@@ -45,6 +55,7 @@ export const revokeApiKey = async (
   if (subscription.status === 'revoked') return subscription;
   const revoked: Subscription = { ...subscription, status: 'revoked', revokedAt: deps.clock.now() };
   await deps.subscriptions.update(revoked);
+  await deps.keyIssuer.revoke(id);
   return revoked;
 };
 

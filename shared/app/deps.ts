@@ -2,6 +2,7 @@ import type { Session } from '../domain/session';
 import type { Plan } from '../domain/subscription';
 import type { SessionTokens, SignInVerifier } from '../ports/auth';
 import type { Claim, DocumentCollection } from '../ports/documents';
+import type { KeyIssuer } from '../ports/key-issuer';
 import type { InventoryRepository } from '../ports/inventory-repository';
 import type { Clock, HealthProbe, Ids, RateLimiter } from '../ports/runtime';
 import type { SubscriptionRepository } from '../ports/subscription-repository';
@@ -30,6 +31,7 @@ export interface AppDeps {
   inventory: InventoryRepository;
   subscriptions: SubscriptionRepository;
   rateLimiter: RateLimiter;
+  keyIssuer: KeyIssuer;
   claims: DocumentCollection<Claim>;
   sessions: DocumentCollection<Session>;
   sessionTokens: SessionTokens;

@@ -15,6 +15,7 @@ export const errorCodes = [
   'payload_too_large',
   'rate_limited',
   'store_unavailable',
+  'service_unavailable',
   'internal_error',
 ] as const;
 

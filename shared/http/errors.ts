@@ -1,6 +1,6 @@
 import { ZodError } from 'zod';
 import { DomainError, type ErrorCode } from '../domain/errors';
-import { StoreUnavailableError } from '../ports/errors';
+import { DependencyUnavailableError, StoreUnavailableError } from '../ports/errors';
 
 /** The single map from error code to HTTP status. */
 export const httpStatusOf: Record<ErrorCode, number> = {
@@ -20,6 +20,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   rate_limited: 429,
   internal_error: 500,
   store_unavailable: 503,
+  service_unavailable: 503,
 };
 
 export interface ErrorBody {
@@ -44,6 +45,9 @@ export const toErrorResponse = (error: unknown): { status: number; body: ErrorBo
   if (error instanceof ZodError) {
     const { field, message } = describeZodError(error);
     return { status: 400, body: { error: 'invalid_input', message, field }, unexpected: false };
+  }
+  if (error instanceof DependencyUnavailableError) {
+    return { status: 503, body: { error: 'service_unavailable', message: `a service this call needs (${error.dependency}) is unavailable; try again shortly` }, unexpected: false };
   }
   if (error instanceof StoreUnavailableError) {
     return { status: 503, body: { error: 'store_unavailable', message: 'the document store is unavailable; try again shortly' }, unexpected: false };

@@ -19,3 +19,14 @@ export class StoreUnavailableError extends Error {
     this.name = 'StoreUnavailableError';
   }
 }
+
+/** Another service the call needs (the key gateway, the chain) is unreachable or failing: try again later. */
+export class DependencyUnavailableError extends Error {
+  constructor(
+    readonly dependency: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DependencyUnavailableError';
+  }
+}

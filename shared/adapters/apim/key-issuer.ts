@@ -3,6 +3,7 @@ import { ApiManagementClient, type ApiManagementClientOptionalParams } from '@az
 import type { TokenCredential } from '@azure/core-auth';
 import { invalidInput } from '../../domain/errors';
 import type { Plan } from '../../domain/subscription';
+import { DependencyUnavailableError } from '../../ports/errors';
 import type { KeyIssuer } from '../../ports/key-issuer';
 
 /** The plans that exist as APIM products; `development` is the local stack's plan and has no product. */
@@ -45,12 +46,12 @@ export class KeyIssuerError extends Error {
 }
 
 /** ARM could not be reached or failed on its side (network, 5xx, throttled) after the SDK's retries: try again later. */
-export class KeyIssuerUnavailableError extends Error {
+export class KeyIssuerUnavailableError extends DependencyUnavailableError {
   readonly status: number | undefined;
   readonly armCode: string | undefined;
   readonly requestId: string | undefined;
   constructor(message: string, facts: FailureFacts) {
-    super(message);
+    super('api-management', message);
     this.name = 'KeyIssuerUnavailableError';
     this.status = facts.status;
     this.armCode = facts.armCode;
