@@ -7,3 +7,6 @@ import './auth-nonce';
 import './auth-login';
 import './auth-logout';
 import './auth-me';
+import './keys-create';
+import './keys-list';
+import './keys-revoke';

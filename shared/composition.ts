@@ -26,6 +26,9 @@ export const settingsFrom = (config: Config): Settings => ({
   siweDomain: config.SIWE_DOMAIN ?? new URL(config.BASE_URL).host,
   chainId: config.CHAIN_ID,
   adminWallets: config.ADMIN_WALLETS,
+  development: config.APP_ENV === 'development',
+  brandKey: config.BRAND_KEY,
+  brandName: config.BRAND_NAME,
 });
 
 /** Development falls back to a fixed secret so local sessions work with no setup; production refuses to start without one. */

@@ -38,6 +38,8 @@ const EnvSchema = z.object({
   /** EIP-4361 domain; defaults to the host of BASE_URL. */
   SIWE_DOMAIN: z.string().min(1).optional(),
   CHAIN_ID: z.coerce.number().int().positive().default(31337),
+  BRAND_KEY: z.string().regex(/^[a-z0-9-]{1,32}$/, 'must be 1–32 of a-z 0-9 -').default('default'),
+  BRAND_NAME: z.string().min(1).default('Crypto Receipts'),
   /** Who issues API keys: this service (`local`) or Azure API Management (`apim`). */
   KEY_ISSUER: z.enum(['local', 'apim']).default('local'),
   AZURE_SUBSCRIPTION_ID: z.string().optional(),

@@ -80,7 +80,7 @@ const seedDemo = async (deps: AppDeps, files: StackFiles, baseUrl: string): Prom
     const saved = JSON.parse(readFileSync(files.credentials, 'utf8')) as Credentials;
     if (await findSubscriptionByKey(deps, saved.apiKey)) return { ...saved, baseUrl };
   }
-  const { apiKey } = await createApiKey(deps, { wallet: DEMO_WALLET, scopes: [...scopes], plan: 'development', brand: 'default' });
+  const { apiKey } = await createApiKey(deps, { wallet: DEMO_WALLET, scopes: [...scopes], plan: 'development', brand: deps.settings.brandKey });
   const { total } = await deps.inventory.list(DEMO_WALLET, InventoryListQuery.parse({ limit: '1' }));
   if (total === 0) {
     for (const item of demoItems) await upsertInventoryItem(deps, DEMO_WALLET, InventoryUpsertInput.parse(item));

@@ -1,5 +1,5 @@
 import { DomainError } from '../domain/errors';
-import { API_KEY_PREFIX_LENGTH, hashApiKey, type Plan, type Scope, type Subscription } from '../domain/subscription';
+import { API_KEY_PREFIX_LENGTH, hashApiKey, toKeyView, type Plan, type Scope, type Subscription } from '../domain/subscription';
 import type { AppDeps } from './deps';
 
 export interface CreateApiKeyInput {
@@ -67,4 +67,26 @@ export const findSubscriptionByKey = async (
   const id = await deps.subscriptions.findIdByKeyHash(hashApiKey(apiKey));
   const subscription = id ? await deps.subscriptions.get(id) : undefined;
   return subscription?.status === 'active' ? subscription : undefined;
+};
+
+/** A signed-in merchant's new key. The development plan (no real quota) exists only on a development stack. */
+export const createMerchantKey = async (
+  deps: Pick<AppDeps, 'subscriptions' | 'keyIssuer' | 'clock' | 'ids' | 'settings'>,
+  wallet: string,
+  input: { scopes: Scope[]; plan: Plan },
+) => {
+  if (input.plan === 'development' && !deps.settings.development) {
+    throw new DomainError('invalid_input', 'plan: must be starter, pro or enterprise', { field: 'plan' });
+  }
+  const { subscription, apiKey } = await createApiKey(deps, { wallet, scopes: input.scopes, plan: input.plan, brand: deps.settings.brandKey });
+  return { ok: true as const, apiKey, key: toKeyView(subscription) };
+};
+
+export const listMerchantKeys = async (deps: Pick<AppDeps, 'subscriptions'>, wallet: string) => ({
+  keys: (await deps.subscriptions.list({ wallet })).map(toKeyView),
+});
+
+export const revokeMerchantKey = async (deps: Pick<AppDeps, 'subscriptions' | 'keyIssuer' | 'clock'>, wallet: string, id: string) => {
+  await revokeApiKey(deps, id, wallet);
+  return { ok: true as const, id };
 };

@@ -21,6 +21,11 @@ export interface Settings {
   chainId: number;
   /** Wallets with the platform admin role (lower-case). */
   adminWallets: string[];
+  /** APP_ENV=development: the local stack's relaxed rules (http webhooks, the development plan). */
+  development: boolean;
+  /** The deployment's brand (white-label partner), and its display name. */
+  brandKey: string;
+  brandName: string;
 }
 
 /** Everything a use case may call: ports only, built once per process by the composition root. */

@@ -31,6 +31,8 @@ export const Subscription = z.object({
   keyPrefix: z.string(),
   createdAt: z.number().int(),
   revokedAt: z.number().int().nullable(),
+  /** Approximate (to a few minutes): when a request last came with this key. */
+  lastUsedAt: z.number().int().nullable().optional(),
 });
 export type Subscription = z.infer<typeof Subscription>;
 
@@ -38,6 +40,18 @@ export type Subscription = z.infer<typeof Subscription>;
 export const hashApiKey = (apiKey: string): string => createHash('sha256').update(apiKey, 'utf8').digest('hex');
 
 export const API_KEY_PREFIX_LENGTH = 8;
+
+/** What a merchant sees of a key: never the key itself. */
+export const toKeyView = (subscription: Subscription) => ({
+  id: subscription.id,
+  prefix: subscription.keyPrefix,
+  scopes: subscription.scopes,
+  plan: subscription.plan,
+  status: subscription.status,
+  createdAt: subscription.createdAt,
+  lastUsedAt: subscription.lastUsedAt ?? null,
+  revokedAt: subscription.revokedAt,
+});
 
 export const hasScope = (subscription: Subscription, scope: Scope): boolean => subscription.scopes.includes(scope);
 

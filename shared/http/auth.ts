@@ -38,6 +38,20 @@ export const rateLimitHeaders = (decision: { limit: number; remaining: number; r
   'x-ratelimit-reset': String(decision.resetAt),
 });
 
+/** Key use is recorded at most this often per key, off the request's path. */
+const TOUCH_EVERY_MS = 5 * 60 * 1000;
+const touched = new WeakMap<AppDeps, Map<string, number>>();
+
+const noteKeyUse = (deps: AppDeps, subscription: Subscription, now: number) => {
+  let last = touched.get(deps);
+  if (!last) touched.set(deps, (last = new Map()));
+  const previous = Math.max(last.get(subscription.id) ?? 0, subscription.lastUsedAt ?? 0);
+  if (now - previous < TOUCH_EVERY_MS) return;
+  if (last.size > 10_000) last.clear();
+  last.set(subscription.id, now);
+  deps.subscriptions.touch(subscription.id, now).catch(() => last.delete(subscription.id));
+};
+
 const forbidden = (message: string) => new DomainError('forbidden', message);
 
 /**
@@ -80,7 +94,9 @@ export const authorize = async (deps: AppDeps, spec: RouteSpec, request: Incomin
   if (spec.auth.scope && !hasScope(subscription, spec.auth.scope)) {
     throw forbidden(`this key lacks the scope ${spec.auth.scope}`);
   }
-  const decision = deps.rateLimiter.hit(subscription.id, deps.settings.planQuotas[subscription.plan], deps.clock.now());
+  const now = deps.clock.now();
+  noteKeyUse(deps, subscription, now);
+  const decision = deps.rateLimiter.hit(subscription.id, deps.settings.planQuotas[subscription.plan], now);
   return {
     subscription,
     session: undefined,

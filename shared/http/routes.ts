@@ -8,7 +8,7 @@ import {
   InventoryUpsertInput,
 } from '../domain/inventory';
 import type { Role } from '../domain/session';
-import type { Scope } from '../domain/subscription';
+import { Plan, Scope } from '../domain/subscription';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -46,6 +46,17 @@ export const HealthResponse = z.object({
   checks: z.object({ store: z.enum(['ok', 'down']), queue: z.enum(['ok', 'down']) }),
 });
 
+const KeyView = z.object({
+  id: z.string(),
+  prefix: z.string(),
+  scopes: z.array(Scope),
+  plan: Plan,
+  status: z.enum(['active', 'revoked']),
+  createdAt: z.number().int(),
+  lastUsedAt: z.number().int().nullable(),
+  revokedAt: z.number().int().nullable(),
+});
+
 const SessionView = z.object({ wallet: z.string(), roles: z.array(z.enum(['merchant', 'admin'])), expiresAt: z.number().int() });
 
 /** The one description of the HTTP surface. */
@@ -80,6 +91,38 @@ export const routes = {
     summary: 'End the session (the token stops working at once) and clear the cookies',
     response: z.object({ ok: z.literal(true) }),
     errors: [],
+  }),
+  keysCreate: route({
+    name: 'keys-create',
+    method: 'POST',
+    path: '/api/keys',
+    auth: { kind: 'session', role: 'merchant' },
+    summary: 'Create an API key for the signed-in wallet; the key is in this answer only',
+    body: z.object({
+      scopes: z.array(Scope).min(1, 'name at least one scope').transform((list) => [...new Set(list)]),
+      plan: z.enum(['starter', 'pro', 'enterprise', 'development']),
+    }),
+    response: z.object({ ok: z.literal(true), apiKey: z.string(), key: KeyView }),
+    successStatus: 201,
+    errors: ['invalid_input', 'service_unavailable'],
+  }),
+  keysList: route({
+    name: 'keys-list',
+    method: 'GET',
+    path: '/api/keys',
+    auth: { kind: 'session', role: 'merchant' },
+    summary: "The signed-in wallet's API keys (prefix, scopes, plan, dates; never the key)",
+    response: z.object({ keys: z.array(KeyView) }),
+    errors: [],
+  }),
+  keysRevoke: route({
+    name: 'keys-revoke',
+    method: 'DELETE',
+    path: '/api/keys/{id}',
+    auth: { kind: 'session', role: 'merchant' },
+    summary: 'Revoke one of your API keys',
+    response: z.object({ ok: z.literal(true), id: z.string() }),
+    errors: ['not_found'],
   }),
   authMe: route({
     name: 'auth-me',

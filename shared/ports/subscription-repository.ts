@@ -8,5 +8,7 @@ export interface SubscriptionRepository {
   /** Throws DuplicateKeyError when the id or the key hash exists. */
   create(subscription: Subscription, keyHash: string): Promise<void>;
   update(subscription: Subscription): Promise<void>;
+  /** Records a use of the key (a single-field write: it never overwrites a concurrent revocation). */
+  touch(id: string, at: number): Promise<void>;
   list(filter: { wallet?: string }): Promise<Subscription[]>;
 }

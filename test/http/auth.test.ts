@@ -4,6 +4,7 @@ import type { AppDeps } from '../../shared/app/deps';
 import { hs256SessionTokens } from '../../shared/adapters/jwt/session-tokens';
 import { memoryDeps, setDeps } from '../../shared/composition';
 import { invoke, type Answer } from '../support/http';
+import { login, newNonce, signInAs as signInWallet } from '../support/session';
 import { signedSignIn, testWallets } from '../support/siwe';
 
 const ORIGIN = 'http://localhost:7071';
@@ -19,15 +20,8 @@ beforeEach(() => {
   setDeps(deps);
 });
 
-const nonce = async () => (await invoke('auth-nonce', { path: '/api/auth/nonce' })).json.nonce as string;
-
-const login = (body: { message: string; signature: string }) => invoke('auth-login', { method: 'POST', path: '/api/auth/login', body });
-
-const signInAs = async (wallet = testWallets.merchant) => {
-  const answer = await login(await signedSignIn(wallet, { nonce: await nonce(), issuedAt: new Date(now) }));
-  expect(answer.status).toBe(200);
-  return answer;
-};
+const nonce = newNonce;
+const signInAs = async (wallet = testWallets.merchant) => (await signInWallet(wallet, now)).answer;
 
 /** Headers a browser on the configured site sends with the session's cookies. */
 const browser = (session: Answer, extra: Record<string, string> = {}) => ({

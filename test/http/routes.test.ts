@@ -14,6 +14,9 @@ const expectedKeyless: Record<string, string> = {
   'POST /api/auth/login': 'public',
   'POST /api/auth/logout': 'session',
   'GET /api/auth/me': 'session',
+  'POST /api/keys': 'session',
+  'GET /api/keys': 'session',
+  'DELETE /api/keys/{id}': 'session',
 };
 
 describe('the route table', () => {

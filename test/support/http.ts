@@ -6,7 +6,7 @@ import type { AppDeps } from '../../shared/app/deps';
 import { setDeps } from '../../shared/composition';
 import { scopes as allScopes, type Plan, type Scope } from '../../shared/domain/subscription';
 import { httpFunctions } from '../../shared/http/function';
-import { allRoutes } from '../../shared/http/routes';
+import { allRoutes, matchRoute } from '../../shared/http/routes';
 import '../../functions/index';
 
 export interface Answer {
@@ -26,10 +26,13 @@ export const invoke = async (
 ): Promise<Answer> => {
   const handler = httpFunctions.get(functionName)?.options.handler;
   if (!handler) throw new Error(`no function ${functionName}`);
+  // The Functions host fills route parameters from the function's route template; so does this.
+  const params = matchRoute(allRoutes, method, new URL(path, 'http://localhost').pathname)?.params ?? {};
   const request = new HttpRequest({
     method,
     url: `http://localhost${path}`,
     headers,
+    params,
     ...(body !== undefined && { body: { string: typeof body === 'string' ? body : JSON.stringify(body) } }),
   });
   const response = (await handler(request, new InvocationContext({ functionName, logHandler: silent }))) as HttpResponseInit;

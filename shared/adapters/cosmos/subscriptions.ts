@@ -46,6 +46,14 @@ export class CosmosSubscriptionRepository implements SubscriptionRepository {
     await cosmosCall(() => this.subscriptions.items.upsert(subscription));
   }
 
+  async touch(id: string, at: number) {
+    try {
+      await this.subscriptions.item(id, id).patch([{ op: 'set', path: '/lastUsedAt', value: at }]);
+    } catch (error) {
+      if (!isNotFound(error)) throw translateCosmosError(error);
+    }
+  }
+
   async list(filter: { wallet?: string }) {
     // Cross-partition by nature (keys are partitioned by id for the per-request point read); rare and small.
     const { resources } = await cosmosCall(() =>

@@ -25,6 +25,11 @@ export class MemorySubscriptionRepository implements SubscriptionRepository {
     this.byId.set(subscription.id, structuredClone(subscription));
   }
 
+  async touch(id: string, at: number) {
+    const found = this.byId.get(id);
+    if (found) found.lastUsedAt = at;
+  }
+
   async list(filter: { wallet?: string }) {
     return [...this.byId.values()]
       .filter((s) => filter.wallet === undefined || s.wallet === filter.wallet)
