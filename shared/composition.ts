@@ -29,7 +29,16 @@ export const settingsFrom = (config: Config): Settings => ({
   development: config.APP_ENV === 'development',
   brandKey: config.BRAND_KEY,
   brandName: config.BRAND_NAME,
+  platformWallet: config.PLATFORM_WALLET,
+  defaultPricing: { platformFeeBps: config.PLATFORM_FEE_BPS, partnerFeeBps: config.PARTNER_FEE_BPS, partnerWallet: config.PARTNER_WALLET ?? null },
+  tokens: [
+    { symbol: 'ETH', address: ZERO_ADDRESS, decimals: 18 },
+    ...(config.USDC_ADDRESS ? [{ symbol: 'USDC', address: config.USDC_ADDRESS, decimals: 6 }] : []),
+    ...(config.USDT_ADDRESS ? [{ symbol: 'USDT', address: config.USDT_ADDRESS, decimals: 6 }] : []),
+  ],
 });
+
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 /** Development falls back to a fixed secret so local sessions work with no setup; production refuses to start without one. */
 const DEVELOPMENT_JWT_SECRET = 'development-only-session-secret-not-for-production-use';
@@ -62,6 +71,8 @@ export const memoryDeps = (overrides: Partial<AppDeps> = {}): AppDeps => ({
   ...authAdapters(memoryConfig()),
   claims: new MemoryCollection(),
   sessions: new MemoryCollection(),
+  merchants: new MemoryCollection(),
+  platform: new MemoryCollection(),
   clock: systemClock,
   ids: randomIds,
   inventory: new MemoryInventoryRepository(),
@@ -110,6 +121,8 @@ export const compose = (config: Config): Composition => {
     subscriptions: new CosmosSubscriptionRepository(cosmos),
     claims: new CosmosCollection(cosmos, containers.claims),
     sessions: new CosmosCollection(cosmos, containers.sessions),
+    merchants: new CosmosCollection(cosmos, containers.merchants),
+    platform: new CosmosCollection(cosmos, containers.platform),
     rateLimiter: new MemoryRateLimiter(),
     probes: { store: cosmos.probe, queue: queueProbe },
   };

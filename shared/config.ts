@@ -40,6 +40,18 @@ const EnvSchema = z.object({
   CHAIN_ID: z.coerce.number().int().positive().default(31337),
   BRAND_KEY: z.string().regex(/^[a-z0-9-]{1,32}$/, 'must be 1–32 of a-z 0-9 -').default('default'),
   BRAND_NAME: z.string().min(1).default('Crypto Receipts'),
+  /** The platform's payout wallet in every split. */
+  PLATFORM_WALLET: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').transform((a) => a.toLowerCase()).optional(),
+  /** Defaults until a platform admin sets the brand's pricing. */
+  PLATFORM_FEE_BPS: z.coerce.number().int().min(0).max(10_000).default(100),
+  PARTNER_FEE_BPS: z.coerce.number().int().min(0).max(10_000).default(0),
+  PARTNER_WALLET: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').transform((a) => a.toLowerCase()).optional(),
+  CHAIN_RPC_URL: z.url().optional(),
+  USDC_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').transform((a) => a.toLowerCase()).optional(),
+  USDT_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').transform((a) => a.toLowerCase()).optional(),
+  SPLIT_FACTORY_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').transform((a) => a.toLowerCase()).optional(),
+  /** Pays gas for the service's own transactions (split deployment, x402 settlement). A secret. */
+  RELAYER_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key').optional(),
   /** Who issues API keys: this service (`local`) or Azure API Management (`apim`). */
   KEY_ISSUER: z.enum(['local', 'apim']).default('local'),
   AZURE_SUBSCRIPTION_ID: z.string().optional(),
@@ -69,6 +81,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
   const missing: string[] = [];
   if (config.STORE === 'cosmos' && !config.COSMOS_ENDPOINT) missing.push('COSMOS_ENDPOINT: required when STORE=cosmos');
   if (config.STORE === 'cosmos' && !config.COSMOS_KEY) missing.push('COSMOS_KEY: required when STORE=cosmos');
+  if (config.PLATFORM_FEE_BPS + config.PARTNER_FEE_BPS > 10_000) missing.push('PLATFORM_FEE_BPS + PARTNER_FEE_BPS: must not exceed 10000');
   if (config.KEY_ISSUER === 'apim') {
     for (const key of ['AZURE_SUBSCRIPTION_ID', 'APIM_RESOURCE_GROUP', 'APIM_SERVICE_NAME'] as const) {
       if (!config[key]) missing.push(`${key}: required when KEY_ISSUER=apim`);

@@ -28,6 +28,10 @@ export const containers = {
   subscriptions: { name: 'subscriptions', partitionKey: '/id' },
   /** Create-only documents that make a value unique across partitions and name its owner. */
   claims: { name: 'claims', partitionKey: '/id' },
+  /** One document per merchant wallet: shop configuration and split. */
+  merchants: { name: 'merchants', partitionKey: '/wallet' },
+  /** Platform-wide records: pricing per brand. */
+  platform: { name: 'platform', partitionKey: '/id' },
   /** Admin sign-in sessions; logout revokes one. */
   sessions: { name: 'sessions', partitionKey: '/id' },
 } as const satisfies Record<string, ContainerSpec>;

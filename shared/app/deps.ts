@@ -1,3 +1,5 @@
+import type { Merchant } from '../domain/merchant';
+import type { PricingConfig } from '../domain/pricing';
 import type { Session } from '../domain/session';
 import type { Plan } from '../domain/subscription';
 import type { SessionTokens, SignInVerifier } from '../ports/auth';
@@ -26,6 +28,11 @@ export interface Settings {
   /** The deployment's brand (white-label partner), and its display name. */
   brandKey: string;
   brandName: string;
+  platformWallet: string | undefined;
+  /** The brand's fees until a platform admin sets them. */
+  defaultPricing: { platformFeeBps: number; partnerFeeBps: number; partnerWallet: string | null };
+  /** Tokens a buyer can pay with on the configured chain (ETH is the zero address). */
+  tokens: Array<{ symbol: string; address: string; decimals: number }>;
 }
 
 /** Everything a use case may call: ports only, built once per process by the composition root. */
@@ -38,6 +45,8 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   keyIssuer: KeyIssuer;
   claims: DocumentCollection<Claim>;
+  merchants: DocumentCollection<Merchant>;
+  platform: DocumentCollection<PricingConfig>;
   sessions: DocumentCollection<Session>;
   sessionTokens: SessionTokens;
   signIn: SignInVerifier;

@@ -8,6 +8,8 @@ import {
   InventoryUpsertInput,
 } from '../domain/inventory';
 import type { Role } from '../domain/session';
+import { PricingUpdate } from '../domain/pricing';
+import { ShopConfig, ShopConfigUpdate, Slug } from '../domain/shop';
 import { Plan, Scope } from '../domain/subscription';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -56,6 +58,15 @@ const KeyView = z.object({
   lastUsedAt: z.number().int().nullable(),
   revokedAt: z.number().int().nullable(),
 });
+
+const PricingView = z.object({
+  brandKey: z.string(),
+  platformFeeBps: z.number().int(),
+  partnerFeeBps: z.number().int(),
+  plans: z.record(z.string(), z.object({ priceUsd: z.number(), requestsPerMinute: z.number().int() })),
+});
+
+const Token = z.object({ symbol: z.string(), address: z.string(), decimals: z.number().int() });
 
 const SessionView = z.object({ wallet: z.string(), roles: z.array(z.enum(['merchant', 'admin'])), expiresAt: z.number().int() });
 
@@ -123,6 +134,73 @@ export const routes = {
     summary: 'Revoke one of your API keys',
     response: z.object({ ok: z.literal(true), id: z.string() }),
     errors: ['not_found'],
+  }),
+  shopConfigGet: route({
+    name: 'shop-config-get',
+    method: 'GET',
+    path: '/api/shop/config',
+    auth: { kind: 'key', scope: 'shop:read' },
+    summary: "The merchant's shop configuration: branding, layout, tax defaults, fees, webhook and directory",
+    response: z.object({ config: ShopConfig }),
+    errors: [],
+  }),
+  shopConfigUpdate: route({
+    name: 'shop-config-update',
+    method: 'POST',
+    path: '/api/shop/config',
+    auth: { kind: 'session', role: 'merchant' },
+    summary: 'Replace the named groups of the shop configuration',
+    body: ShopConfigUpdate,
+    response: z.object({ ok: z.literal(true), config: ShopConfig }),
+    errors: ['invalid_input', 'slug_taken'],
+  }),
+  pricingConfigGet: route({
+    name: 'pricing-config-get',
+    method: 'GET',
+    path: '/api/pricing/config',
+    auth: { kind: 'key' },
+    summary: "The brand's platform and partner fees and the plans",
+    response: PricingView,
+    errors: [],
+  }),
+  pricingConfigUpdate: route({
+    name: 'pricing-config-update',
+    method: 'POST',
+    path: '/api/pricing/config',
+    auth: { kind: 'session', role: 'admin' },
+    summary: "Platform admin: set a brand's fees (for splits deployed from now on)",
+    body: PricingUpdate,
+    response: PricingView.extend({ ok: z.literal(true), partnerWallet: z.string().nullable() }),
+    errors: ['invalid_input'],
+  }),
+  siteConfig: route({
+    name: 'site-config',
+    method: 'GET',
+    path: '/api/site/config',
+    auth: { kind: 'public' },
+    summary: "What a payment page needs: brand, chain, accepted tokens; with ?shop=<slug> that shop's look and fee",
+    query: z.object({ shop: z.preprocess((value) => (value === '' ? undefined : value), Slug.optional()) }),
+    response: z.object({
+      brandKey: z.string(),
+      brandName: z.string(),
+      chainId: z.number().int(),
+      tokens: z.array(Token),
+      shop: z.object({ slug: z.string(), name: z.string(), branding: z.unknown(), layout: z.unknown(), processingFeePct: z.number() }).optional(),
+    }),
+    errors: ['invalid_input', 'not_found'],
+  }),
+  taxCatalog: route({
+    name: 'tax-catalog',
+    method: 'GET',
+    path: '/api/tax/catalog',
+    auth: { kind: 'key' },
+    summary: 'Sales tax and VAT rates by jurisdiction (US states, Canadian provinces, EU member states), with source and date',
+    response: z.object({
+      asOf: z.string(),
+      sources: z.array(z.string()),
+      jurisdictions: z.array(z.object({ code: z.string(), name: z.string(), rate: z.number() })),
+    }),
+    errors: [],
   }),
   authMe: route({
     name: 'auth-me',

@@ -1,6 +1,7 @@
 /** The EVM chain as the service uses it: split contracts and the payments around them. */
+import type { SplitRole } from '../domain/merchant';
 
-export type SplitRole = 'merchant' | 'platform' | 'partner';
+export type { SplitRole };
 
 export interface SplitPayee {
   /** Lower-case 0x address. */

@@ -17,6 +17,9 @@ const expectedKeyless: Record<string, string> = {
   'POST /api/keys': 'session',
   'GET /api/keys': 'session',
   'DELETE /api/keys/{id}': 'session',
+  'POST /api/shop/config': 'session',
+  'POST /api/pricing/config': 'session',
+  'GET /api/site/config': 'public',
 };
 
 describe('the route table', () => {

@@ -1,0 +1,57 @@
+import { DomainError } from '../domain/errors';
+import { planPricesUsd, pricingId, type PricingConfig, type PricingUpdate } from '../domain/pricing';
+import { EtagMismatchError, DuplicateKeyError } from '../ports/errors';
+import type { AppDeps } from './deps';
+
+type PricingDeps = Pick<AppDeps, 'platform' | 'settings' | 'clock'>;
+
+/** The brand's pricing: what a platform admin set, else the configured defaults. */
+export const currentPricing = async (deps: PricingDeps, brandKey: string): Promise<PricingConfig> => {
+  const stored = await deps.platform.get(pricingId(brandKey), pricingId(brandKey));
+  return stored?.value ?? { id: pricingId(brandKey), brandKey, ...deps.settings.defaultPricing, updatedAt: null };
+};
+
+const view = (deps: PricingDeps, pricing: PricingConfig) => ({
+  brandKey: pricing.brandKey,
+  platformFeeBps: pricing.platformFeeBps,
+  partnerFeeBps: pricing.partnerFeeBps,
+  plans: Object.fromEntries(
+    Object.entries(planPricesUsd).map(([plan, priceUsd]) => [
+      plan,
+      { priceUsd, requestsPerMinute: deps.settings.planQuotas[plan as keyof typeof planPricesUsd] },
+    ]),
+  ),
+});
+
+export const getPricingConfig = async (deps: PricingDeps, brandKey: string) => view(deps, await currentPricing(deps, brandKey));
+
+/** Platform admin: new fees for future splits (deployed splits are immutable and keep theirs). */
+export const updatePricingConfig = async (deps: PricingDeps, update: PricingUpdate) => {
+  const brandKey = update.brandKey ?? deps.settings.brandKey;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const id = pricingId(brandKey);
+    const stored = await deps.platform.get(id, id);
+    const current = stored?.value ?? (await currentPricing(deps, brandKey));
+    const next: PricingConfig = {
+      ...current,
+      ...(update.platformFeeBps !== undefined && { platformFeeBps: update.platformFeeBps }),
+      ...(update.partnerFeeBps !== undefined && { partnerFeeBps: update.partnerFeeBps }),
+      ...(update.partnerWallet !== undefined && { partnerWallet: update.partnerWallet }),
+      updatedAt: deps.clock.now(),
+    };
+    if (next.platformFeeBps + next.partnerFeeBps > 10_000) {
+      throw new DomainError('invalid_input', 'partnerFeeBps: platform and partner fees together must not exceed 10000 bps', { field: 'partnerFeeBps' });
+    }
+    if (next.partnerFeeBps > 0 && !next.partnerWallet) {
+      throw new DomainError('invalid_input', 'partnerWallet: a partner fee needs a partner wallet to pay', { field: 'partnerWallet' });
+    }
+    try {
+      if (stored) await deps.platform.replace(id, next, stored.etag);
+      else await deps.platform.create(id, next);
+      return { ok: true as const, ...view(deps, next), partnerWallet: next.partnerWallet };
+    } catch (error) {
+      if (!(error instanceof EtagMismatchError || error instanceof DuplicateKeyError)) throw error;
+    }
+  }
+  throw new DomainError('conflict', 'pricing kept changing; try again');
+};

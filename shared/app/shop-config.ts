@@ -1,0 +1,55 @@
+import { DomainError } from '../domain/errors';
+import { slugClaimId, type ShopConfig, type ShopConfigUpdate } from '../domain/shop';
+import { webhookTargetProblem } from '../domain/webhook-target';
+import { DuplicateKeyError } from '../ports/errors';
+import type { AppDeps } from './deps';
+import { loadMerchant, updateMerchant } from './merchants';
+
+type ShopDeps = Pick<AppDeps, 'merchants' | 'claims' | 'clock' | 'settings'>;
+
+export const getShopConfig = async (deps: ShopDeps, wallet: string): Promise<{ config: ShopConfig }> => ({
+  config: (await loadMerchant(deps, wallet)).shop,
+});
+
+/** Makes `slug` this wallet's, across all merchants; another owner → 409 slug_taken. */
+const claimSlug = async (deps: ShopDeps, wallet: string, slug: string): Promise<boolean> => {
+  const id = slugClaimId(slug);
+  try {
+    await deps.claims.create(id, { id, owner: wallet, createdAt: deps.clock.now() });
+    return true;
+  } catch (error) {
+    if (!(error instanceof DuplicateKeyError)) throw error;
+    const existing = await deps.claims.get(id, id);
+    if (existing?.value.owner === wallet) return false;
+    throw new DomainError('slug_taken', `the shop address ${slug} is taken`, { field: 'directory.slug' });
+  }
+};
+
+const releaseSlug = async (deps: ShopDeps, wallet: string, slug: string) => {
+  const id = slugClaimId(slug);
+  const existing = await deps.claims.get(id, id);
+  if (existing?.value.owner === wallet) await deps.claims.delete(id, id, existing.etag).catch(() => false);
+};
+
+/** Replaces the groups the update names; claims a new directory slug first and releases the old one after. */
+export const updateShopConfig = async (deps: ShopDeps, wallet: string, update: ShopConfigUpdate): Promise<{ ok: true; config: ShopConfig }> => {
+  if (update.webhookUrl) {
+    const problem = webhookTargetProblem(update.webhookUrl, deps.settings.development);
+    if (problem) throw new DomainError('invalid_input', `webhookUrl: ${problem}`, { field: 'webhookUrl' });
+  }
+  const wantedSlug = update.directory?.slug ?? null;
+  const claimedNow = wantedSlug ? await claimSlug(deps, wallet, wantedSlug) : false;
+  let previousSlug: string | null = null;
+  try {
+    const config = await updateMerchant(deps, wallet, (merchant, now) => {
+      previousSlug = merchant.shop.directory.slug;
+      const shop: ShopConfig = { ...merchant.shop, ...update, updatedAt: now };
+      return { merchant: { ...merchant, shop }, result: shop };
+    });
+    if (update.directory && previousSlug && previousSlug !== wantedSlug) await releaseSlug(deps, wallet, previousSlug);
+    return { ok: true, config };
+  } catch (error) {
+    if (claimedNow && wantedSlug) await releaseSlug(deps, wallet, wantedSlug);
+    throw error;
+  }
+};
