@@ -16,3 +16,4 @@ import './pricing-config-get';
 import './pricing-config-update';
 import './site-config';
 import './tax-catalog';
+import './orders-create';

@@ -30,6 +30,8 @@ export const containers = {
   claims: { name: 'claims', partitionKey: '/id' },
   /** One document per merchant wallet: shop configuration and split. */
   merchants: { name: 'merchants', partitionKey: '/wallet' },
+  /** Receipts by merchant wallet (a merchant's listing is a single-partition query); ids are claimed. */
+  receipts: { name: 'receipts', partitionKey: '/wallet' },
   /** Platform-wide records: pricing per brand. */
   platform: { name: 'platform', partitionKey: '/id' },
   /** Admin sign-in sessions; logout revokes one. */

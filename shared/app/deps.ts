@@ -1,5 +1,6 @@
 import type { Merchant } from '../domain/merchant';
 import type { PricingConfig } from '../domain/pricing';
+import type { Receipt } from '../domain/receipt';
 import type { Session } from '../domain/session';
 import type { Plan } from '../domain/subscription';
 import type { SessionTokens, SignInVerifier } from '../ports/auth';
@@ -46,6 +47,7 @@ export interface AppDeps {
   keyIssuer: KeyIssuer;
   claims: DocumentCollection<Claim>;
   merchants: DocumentCollection<Merchant>;
+  receipts: DocumentCollection<Receipt>;
   platform: DocumentCollection<PricingConfig>;
   sessions: DocumentCollection<Session>;
   sessionTokens: SessionTokens;

@@ -1,3 +1,5 @@
+import type { ZodError } from 'zod';
+
 /** Stable error codes a caller can see. The HTTP layer maps each one to a status. */
 export const errorCodes = [
   'invalid_input',
@@ -31,6 +33,14 @@ export class DomainError extends Error {
     this.name = 'DomainError';
   }
 }
+
+/** Names the first failing field, e.g. `limit: must be at most 200`. */
+export const describeZodError = (error: ZodError, root?: string): { field: string; message: string } => {
+  const issue = error.issues[0];
+  const path = [root, ...(issue?.path ?? [])].filter((part) => part !== undefined && part !== '').join('.');
+  const field = path || root || 'body';
+  return { field, message: `${field}: ${issue?.message ?? 'is invalid'}` };
+};
 
 export const invalidInput = (field: string, message: string): DomainError =>
   new DomainError('invalid_input', `${field}: ${message}`, { field });

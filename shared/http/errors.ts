@@ -1,5 +1,5 @@
 import { ZodError } from 'zod';
-import { DomainError, type ErrorCode } from '../domain/errors';
+import { DomainError, describeZodError, type ErrorCode } from '../domain/errors';
 import { DependencyUnavailableError, StoreUnavailableError } from '../ports/errors';
 
 /** The single map from error code to HTTP status. */
@@ -28,14 +28,6 @@ export interface ErrorBody {
   message: string;
   [extra: string]: unknown;
 }
-
-/** Names the first failing field, e.g. `limit: must be at most 200`. */
-export const describeZodError = (error: ZodError, root?: string): { field: string; message: string } => {
-  const issue = error.issues[0];
-  const path = [root, ...(issue?.path ?? [])].filter((part) => part !== undefined && part !== '').join('.');
-  const field = path || root || 'body';
-  return { field, message: `${field}: ${issue?.message ?? 'is invalid'}` };
-};
 
 /** Turns anything thrown into a status and a stable body; unknown errors reveal nothing. */
 export const toErrorResponse = (error: unknown): { status: number; body: ErrorBody; unexpected: boolean } => {

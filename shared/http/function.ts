@@ -1,12 +1,12 @@
 import type { Cookie, HttpFunctionOptions, HttpResponseInit } from '@azure/functions';
 import type { z } from 'zod';
 import type { AppDeps } from '../app/deps';
-import { DomainError } from '../domain/errors';
+import { DomainError, describeZodError } from '../domain/errors';
 import type { Session } from '../domain/session';
 import type { Subscription } from '../domain/subscription';
 import { getDeps } from '../composition';
 import { authorize } from './auth';
-import { describeZodError, toErrorResponse } from './errors';
+import { toErrorResponse } from './errors';
 import { CORRELATION_HEADER, MAX_BODY_BYTES, jsonHeaders, correlationIdFor } from './headers';
 import { toJson } from './json';
 import type { RouteSpec } from './routes';

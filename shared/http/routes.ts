@@ -8,7 +8,9 @@ import {
   InventoryUpsertInput,
 } from '../domain/inventory';
 import type { Role } from '../domain/session';
+import { OrderBody } from '../domain/order';
 import { PricingUpdate } from '../domain/pricing';
+import { receiptStatuses } from '../domain/receipt';
 import { ShopConfig, ShopConfigUpdate, Slug } from '../domain/shop';
 import { Plan, Scope } from '../domain/subscription';
 
@@ -67,6 +69,27 @@ const PricingView = z.object({
 });
 
 const Token = z.object({ symbol: z.string(), address: z.string(), decimals: z.number().int() });
+
+const ReceiptLineView = z.object({
+  label: z.string(),
+  priceUsd: z.number(),
+  qty: z.number().int().optional(),
+  sku: z.string().optional(),
+  unitPriceUsd: z.number().optional(),
+});
+
+export const ReceiptView = z.object({
+  receiptId: z.string(),
+  status: z.enum(receiptStatuses),
+  currency: z.literal('USD'),
+  lineItems: z.array(ReceiptLineView),
+  totalUsd: z.number(),
+  jurisdictionCode: z.string().nullable(),
+  taxRate: z.number().nullable(),
+  brandName: z.string(),
+  createdAt: z.number().int(),
+  paymentUrl: z.string(),
+});
 
 const SessionView = z.object({ wallet: z.string(), roles: z.array(z.enum(['merchant', 'admin'])), expiresAt: z.number().int() });
 
@@ -201,6 +224,17 @@ export const routes = {
       jurisdictions: z.array(z.object({ code: z.string(), name: z.string(), rate: z.number() })),
     }),
     errors: [],
+  }),
+  ordersCreate: route({
+    name: 'orders-create',
+    method: 'POST',
+    path: '/api/orders',
+    auth: { kind: 'key', scope: 'orders:create' },
+    summary: 'Price items from inventory into an itemized receipt (item lines, Tax, Processing Fee)',
+    // Validated by the use case after the split check, so 403 split_required comes before 400s.
+    body: OrderBody,
+    response: z.object({ ok: z.literal(true), receipt: ReceiptView }),
+    errors: ['split_required', 'items_required', 'inventory_item_not_found', 'invalid_input', 'insufficient_stock'],
   }),
   authMe: route({
     name: 'auth-me',

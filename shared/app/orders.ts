@@ -1,0 +1,106 @@
+import { DomainError, describeZodError } from '../domain/errors';
+import type { StoredInventoryItem } from '../domain/inventory';
+import { toCents } from '../domain/money';
+import { OrderRequest } from '../domain/order';
+import { priceOrder } from '../domain/pricing';
+import { newReceiptId, receiptClaimId, toReceiptView, type Receipt } from '../domain/receipt';
+import { taxRateFor } from '../domain/shop';
+import { rateToPpm } from '../domain/tax-catalog';
+import { DuplicateKeyError } from '../ports/errors';
+import type { AppDeps } from './deps';
+import { loadMerchant } from './merchants';
+
+type OrderDeps = Pick<AppDeps, 'merchants' | 'inventory' | 'receipts' | 'claims' | 'clock' | 'ids' | 'settings'>;
+
+/** Claims a fresh receipt id across all merchants (create-only), so no id is ever reused. */
+export const claimReceiptId = async (deps: Pick<AppDeps, 'claims' | 'clock' | 'ids'>, wallet: string): Promise<string> => {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const receiptId = newReceiptId(deps.ids.random(10));
+    try {
+      await deps.claims.create(receiptClaimId(receiptId), { id: receiptClaimId(receiptId), owner: wallet, createdAt: deps.clock.now() });
+      return receiptId;
+    } catch (error) {
+      if (!(error instanceof DuplicateKeyError)) throw error;
+    }
+  }
+  throw new Error('could not find a free receipt id');
+};
+
+const parseOrder = (body: unknown): OrderRequest => {
+  const items = (body as { items?: unknown } | null)?.items;
+  if (!Array.isArray(items) || items.length === 0) throw new DomainError('items_required', 'at least one item is required', { field: 'items' });
+  const parsed = OrderRequest.safeParse(body);
+  if (!parsed.success) {
+    const { field, message } = describeZodError(parsed.error);
+    throw new DomainError('invalid_input', message, { field });
+  }
+  return parsed.data;
+};
+
+/**
+ * Prices an order from the merchant's inventory (DESIGN §4 Orders and pricing) and stores it as a
+ * `generated` receipt. Checks, in order: a deployed split (403), the request, every item (400), stock (409).
+ */
+export const createOrder = async (deps: OrderDeps, caller: { wallet: string; subscriptionId: string | null }, body: unknown) => {
+  const merchant = await loadMerchant(deps, caller.wallet);
+  const split = merchant.split;
+  if (!split) throw new DomainError('split_required', 'deploy a split contract before creating orders');
+  const order = parseOrder(body);
+
+  const found: StoredInventoryItem[] = [];
+  for (const [index, item] of order.items.entries()) {
+    const stored = item.id ? await deps.inventory.get(caller.wallet, item.id) : await deps.inventory.findBySku(caller.wallet, item.sku!);
+    if (!stored) {
+      const ref = item.id ? { id: item.id } : { sku: item.sku };
+      throw new DomainError('inventory_item_not_found', `inventory item ${item.id ?? item.sku} not found`, { field: `items.${index}`, ...ref });
+    }
+    found.push(stored.value);
+  }
+  const wanted = new Map<string, number>();
+  order.items.forEach((item, index) => wanted.set(found[index]!.id, (wanted.get(found[index]!.id) ?? 0) + item.qty));
+  for (const item of found) {
+    const qty = wanted.get(item.id)!;
+    if (item.stockQty >= 0 && item.stockQty < qty) {
+      throw new DomainError('insufficient_stock', `only ${item.stockQty} of ${item.sku} in stock`, { sku: item.sku, available: item.stockQty, requested: qty });
+    }
+  }
+
+  const code = order.jurisdictionCode ?? merchant.shop.taxDefaults.defaultJurisdictionCode ?? null;
+  const taxRate = code === null ? 0 : taxRateFor(merchant.shop, code);
+  if (taxRate === undefined) throw new DomainError('invalid_input', `jurisdictionCode: unknown jurisdiction ${code}`, { field: 'jurisdictionCode' });
+
+  const priced = priceOrder({
+    lines: order.items.map((item, index) => ({
+      label: found[index]!.name,
+      sku: found[index]!.sku,
+      qty: item.qty,
+      unitCents: toCents(found[index]!.priceUsd),
+      taxable: found[index]!.taxable,
+    })),
+    taxRatePpm: rateToPpm(taxRate),
+    processingFeeHundredths: toCents(merchant.shop.processingFeePct),
+    feeBps: split.platformFeeBps + split.partnerFeeBps,
+  });
+
+  const now = deps.clock.now();
+  const receiptId = await claimReceiptId(deps, caller.wallet);
+  const receipt: Receipt = {
+    id: receiptId,
+    receiptId,
+    wallet: caller.wallet,
+    brandKey: deps.settings.brandKey,
+    brandName: deps.settings.brandName,
+    status: 'generated',
+    currency: 'USD',
+    lineItems: priced.lineItems,
+    totalUsd: priced.totalCents / 100,
+    jurisdictionCode: code,
+    taxRate,
+    source: 'order',
+    createdBy: caller.subscriptionId,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await deps.receipts.create(caller.wallet, receipt);
+  return { ok: true as const, receipt: toReceiptView(receipt, deps.settings.baseUrl) };
+};
