@@ -17,3 +17,6 @@ import './pricing-config-update';
 import './site-config';
 import './tax-catalog';
 import './orders-create';
+import './split-deploy';
+import './split-get';
+import './split-transactions';

@@ -69,6 +69,7 @@ const memoryConfig = () => loadConfig({ STORE: 'memory', APP_ENV: 'development' 
 export const memoryDeps = (overrides: Partial<AppDeps> = {}): AppDeps => ({
   settings: settingsFrom(memoryConfig()),
   ...authAdapters(memoryConfig()),
+  chain: undefined,
   claims: new MemoryCollection(),
   sessions: new MemoryCollection(),
   merchants: new MemoryCollection(),
@@ -118,6 +119,7 @@ export const compose = (config: Config): Composition => {
     clock: systemClock,
     ids: randomIds,
     ...authAdapters(config),
+    chain: undefined,
     inventory: new CosmosInventoryRepository(cosmos),
     subscriptions: new CosmosSubscriptionRepository(cosmos),
     claims: new CosmosCollection(cosmos, containers.claims),

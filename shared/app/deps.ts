@@ -4,6 +4,7 @@ import type { Receipt } from '../domain/receipt';
 import type { Session } from '../domain/session';
 import type { Plan } from '../domain/subscription';
 import type { SessionTokens, SignInVerifier } from '../ports/auth';
+import type { Chain } from '../ports/chain';
 import type { Claim, DocumentCollection } from '../ports/documents';
 import type { KeyIssuer } from '../ports/key-issuer';
 import type { InventoryRepository } from '../ports/inventory-repository';
@@ -45,6 +46,8 @@ export interface AppDeps {
   subscriptions: SubscriptionRepository;
   rateLimiter: RateLimiter;
   keyIssuer: KeyIssuer;
+  /** Absent where no chain is configured: chain calls then answer 503. */
+  chain: Chain | undefined;
   claims: DocumentCollection<Claim>;
   merchants: DocumentCollection<Merchant>;
   receipts: DocumentCollection<Receipt>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { usdAmount, MAX_USD } from './money';
+import { blankAsAbsent, queryIntegerOr } from './query-params';
 
 export const MAX_PAGE_WINDOW = 10_000;
 export const INVENTORY_LIMIT_DEFAULT = 50;
@@ -105,23 +106,11 @@ const viewOf = (item: InventoryItem): InventoryItem => ({
 
 export const inventorySortFields = ['name', 'sku', 'priceUsd', 'stockQty', 'updatedAt'] as const;
 
-/** Query strings arrive as text; an empty value counts as absent. */
-const blankAsAbsent = (value: unknown) => (value === '' ? undefined : value);
 const optionalText = z.preprocess(blankAsAbsent, z.string().max(200).optional());
 const queryNumber = z.preprocess(
   blankAsAbsent,
   z.coerce.number({ error: 'must be a number' }).finite().min(0).max(MAX_USD).optional(),
 );
-const queryInt = (min: number, max: number, fallback: number) =>
-  z.preprocess(
-    blankAsAbsent,
-    z.coerce
-      .number({ error: 'must be an integer' })
-      .int('must be an integer')
-      .min(min, `must be at least ${min}`)
-      .max(max, `must be at most ${max}`)
-      .default(fallback),
-  );
 const csv = z.preprocess(
   blankAsAbsent,
   z
@@ -146,8 +135,8 @@ export const InventoryListQuery = z
     pack: optionalText,
     sort: choice(inventorySortFields, 'updatedAt'),
     order: choice(['asc', 'desc'] as const, 'desc'),
-    limit: queryInt(1, INVENTORY_LIMIT_MAX, INVENTORY_LIMIT_DEFAULT),
-    page: queryInt(1, MAX_PAGE_WINDOW, 1),
+    limit: queryIntegerOr(1, INVENTORY_LIMIT_MAX, INVENTORY_LIMIT_DEFAULT),
+    page: queryIntegerOr(1, MAX_PAGE_WINDOW, 1),
   })
   .superRefine((query, ctx) => {
     if (query.priceMin !== undefined && query.priceMax !== undefined && query.priceMin > query.priceMax) {

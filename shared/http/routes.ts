@@ -10,6 +10,7 @@ import {
 import type { Role } from '../domain/session';
 import { OrderBody } from '../domain/order';
 import { PricingUpdate } from '../domain/pricing';
+import { blankAsAbsent, queryInteger, queryIntegerOr } from '../domain/query-params';
 import { receiptStatuses } from '../domain/receipt';
 import { ShopConfig, ShopConfigUpdate, Slug } from '../domain/shop';
 import { Plan, Scope } from '../domain/subscription';
@@ -89,6 +90,16 @@ export const ReceiptView = z.object({
   brandName: z.string(),
   createdAt: z.number().int(),
   paymentUrl: z.string(),
+});
+
+const SplitView = z.object({
+  address: z.string(),
+  recipients: z.array(z.object({ address: z.string(), bps: z.number().int(), role: z.enum(['merchant', 'platform', 'partner']) })),
+  txHash: z.string(),
+  deployedAt: z.number().int(),
+  chainId: z.number().int(),
+  platformFeeBps: z.number().int(),
+  partnerFeeBps: z.number().int(),
 });
 
 const SessionView = z.object({ wallet: z.string(), roles: z.array(z.enum(['merchant', 'admin'])), expiresAt: z.number().int() });
@@ -235,6 +246,58 @@ export const routes = {
     body: OrderBody,
     response: z.object({ ok: z.literal(true), receipt: ReceiptView }),
     errors: ['split_required', 'items_required', 'inventory_item_not_found', 'invalid_input', 'insufficient_stock'],
+  }),
+  splitDeploy: route({
+    name: 'split-deploy',
+    method: 'POST',
+    path: '/api/split/deploy',
+    auth: { kind: 'session', role: 'merchant' },
+    summary: "Deploy the signed-in merchant's split contract with the brand's current fees (idempotent; 3 a day)",
+    response: z.object({ ok: z.literal(true), split: SplitView }),
+    errors: ['platform_recipient_not_configured', 'rate_limited', 'service_unavailable'],
+  }),
+  splitGet: route({
+    name: 'split-get',
+    method: 'GET',
+    path: '/api/split/deploy',
+    auth: { kind: 'key', scope: 'split:read' },
+    summary: "The merchant's current split contract, or null",
+    response: z.object({ ok: z.literal(true), split: SplitView.nullable() }),
+    errors: [],
+  }),
+  splitTransactions: route({
+    name: 'split-transactions',
+    method: 'GET',
+    path: '/api/split/transactions',
+    auth: { kind: 'key', scope: 'split:read' },
+    summary: 'Payments into the split and distributions out of it, from chain logs over a bounded block range',
+    query: z
+      .object({
+        fromBlock: queryInteger(0, Number.MAX_SAFE_INTEGER),
+        toBlock: queryInteger(0, Number.MAX_SAFE_INTEGER),
+        limit: queryIntegerOr(1, 200, 50),
+        cursor: z.preprocess(blankAsAbsent, z.string().max(40).optional()),
+      }),
+    response: z.object({
+      ok: z.literal(true),
+      split: z.string().nullable(),
+      fromBlock: z.number().int().nullable(),
+      toBlock: z.number().int().nullable(),
+      transactions: z.array(
+        z.object({
+          kind: z.enum(['payment', 'distribution']),
+          token: z.string(),
+          from: z.string(),
+          to: z.string(),
+          amount: z.string(),
+          txHash: z.string(),
+          blockNumber: z.number().int(),
+          logIndex: z.number().int(),
+        }),
+      ),
+      nextCursor: z.string().nullable(),
+    }),
+    errors: ['invalid_input', 'service_unavailable'],
   }),
   authMe: route({
     name: 'auth-me',

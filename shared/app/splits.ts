@@ -1,0 +1,102 @@
+import { DomainError } from '../domain/errors';
+import type { MerchantSplit } from '../domain/merchant';
+import { DAY_MS, SPLIT_DEPLOYMENTS_PER_DAY, sameRecipients, splitRecipients, toSplitView } from '../domain/split';
+import { DependencyUnavailableError } from '../ports/errors';
+import type { Chain } from '../ports/chain';
+import type { AppDeps } from './deps';
+import { loadMerchant, updateMerchant } from './merchants';
+import { currentPricing } from './pricing';
+
+type SplitDeps = Pick<AppDeps, 'merchants' | 'platform' | 'settings' | 'clock' | 'chain'>;
+
+const chainOf = (deps: Pick<AppDeps, 'chain'>): Chain => {
+  if (!deps.chain) throw new DependencyUnavailableError('chain', 'no chain is configured (CHAIN_RPC_URL)');
+  return deps.chain;
+};
+
+/**
+ * Deploys the merchant's split with today's fees, through the factory (the relayer pays gas).
+ * The same recipients again answer the current split; at most 3 new deployments a day.
+ */
+export const deploySplit = async (deps: SplitDeps, wallet: string) => {
+  const chain = chainOf(deps);
+  const platformWallet = deps.settings.platformWallet;
+  if (!platformWallet) throw new DomainError('platform_recipient_not_configured', 'the platform payout wallet is not configured (PLATFORM_WALLET)');
+  const pricing = await currentPricing(deps, deps.settings.brandKey);
+  const recipients = splitRecipients({ merchant: wallet, platformWallet, ...pricing });
+  const merchant = await loadMerchant(deps, wallet);
+  if (merchant.split && sameRecipients(merchant.split.recipients, recipients)) return { ok: true as const, split: toSplitView(merchant.split) };
+
+  const now = deps.clock.now();
+  const recent = merchant.splitDeployments.filter((at) => at > now - DAY_MS);
+  if (recent.length >= SPLIT_DEPLOYMENTS_PER_DAY) {
+    throw new DomainError('rate_limited', `at most ${SPLIT_DEPLOYMENTS_PER_DAY} split deployments a day`, { resetAt: Math.min(...recent) + DAY_MS });
+  }
+  const deployed = await chain.deploySplit(recipients.map(({ address, bps }) => ({ address, bps })));
+  const split: MerchantSplit = {
+    address: deployed.address,
+    recipients,
+    platformFeeBps: recipients.find((r) => r.role === 'platform')?.bps ?? 0,
+    partnerFeeBps: recipients.find((r) => r.role === 'partner')?.bps ?? 0,
+    txHash: deployed.txHash,
+    chainId: chain.chainId,
+    deployedAt: now,
+  };
+  await updateMerchant(deps, wallet, (current) => ({
+    merchant: {
+      ...current,
+      split,
+      splitHistory: current.split ? [current.split, ...current.splitHistory] : current.splitHistory,
+      splitDeployments: deployed.created ? [...current.splitDeployments.filter((at) => at > now - DAY_MS), now] : current.splitDeployments,
+    },
+    result: undefined,
+  }));
+  return { ok: true as const, split: toSplitView(split) };
+};
+
+export const getSplit = async (deps: Pick<AppDeps, 'merchants' | 'clock'>, wallet: string) => {
+  const { split } = await loadMerchant(deps, wallet);
+  return { ok: true as const, split: split ? toSplitView(split) : null };
+};
+
+export const MAX_BLOCK_RANGE = 10_000;
+
+/**
+ * Payments into the merchant's current split and distributions out of it, from chain logs over a
+ * bounded block range (default: the latest 10,000 blocks), oldest first, a page at a time.
+ */
+export const listSplitTransactions = async (
+  deps: Pick<AppDeps, 'merchants' | 'clock' | 'chain'>,
+  wallet: string,
+  query: { fromBlock?: number; toBlock?: number; limit: number; cursor?: string },
+) => {
+  const { split } = await loadMerchant(deps, wallet);
+  if (!split) return { ok: true as const, split: null, fromBlock: null, toBlock: null, transactions: [], nextCursor: null };
+  const chain = chainOf(deps);
+  const toBlock = query.toBlock ?? (await chain.blockNumber());
+  const fromBlock = query.fromBlock ?? Math.max(0, toBlock - MAX_BLOCK_RANGE + 1);
+  if (fromBlock > toBlock) throw new DomainError('invalid_input', 'fromBlock: must not be after toBlock', { field: 'fromBlock' });
+  if (toBlock - fromBlock + 1 > MAX_BLOCK_RANGE) {
+    throw new DomainError('invalid_input', `toBlock: a range spans at most ${MAX_BLOCK_RANGE} blocks`, { field: 'toBlock' });
+  }
+  const all = await chain.splitTransfers(split.address, { fromBlock, toBlock });
+  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const start = after ? all.findIndex((t) => t.blockNumber > after.block || (t.blockNumber === after.block && t.logIndex > after.logIndex)) : 0;
+  const page = start < 0 ? [] : all.slice(start, start + query.limit);
+  const last = page.at(-1);
+  const more = start >= 0 && start + query.limit < all.length;
+  return {
+    ok: true as const,
+    split: split.address,
+    fromBlock,
+    toBlock,
+    transactions: page,
+    nextCursor: more && last ? `${last.blockNumber}:${last.logIndex}` : null,
+  };
+};
+
+const decodeCursor = (cursor: string) => {
+  const match = /^(\d+):(\d+)$/.exec(cursor);
+  if (!match) throw new DomainError('invalid_input', 'cursor: is not a cursor this API gave out', { field: 'cursor' });
+  return { block: Number(match[1]), logIndex: Number(match[2]) };
+};
