@@ -1,4 +1,4 @@
-import { Wallet } from 'ethers';
+import { Wallet, type BaseWallet } from 'ethers';
 import { SiweMessage } from 'siwe';
 
 /** Public anvil development keys: test wallets only. */
@@ -18,7 +18,7 @@ export interface MessageFields {
 }
 
 /** An EIP-4361 message for `wallet`, signed by it (or by `signer` when given, for forgeries). */
-export const signedSignIn = async (wallet: Wallet, fields: MessageFields, signer: Wallet = wallet) => {
+export const signedSignIn = async (wallet: BaseWallet, fields: MessageFields, signer: BaseWallet = wallet) => {
   const message = new SiweMessage({
     domain: fields.domain ?? 'localhost:7071',
     address: wallet.address,

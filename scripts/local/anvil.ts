@@ -1,0 +1,148 @@
+/**
+ * The local chain: anvil from the `@foundry-rs/anvil` npm package, as a child process on loopback.
+ * Used by `npm start` and the test setup.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { freePort } from './servers';
+
+const LOOPBACK = '127.0.0.1';
+export const ANVIL_CHAIN_ID = 31337;
+
+/**
+ * anvil's default development accounts (from its default mnemonic, "test test … junk"), each funded
+ * with 10,000 ETH on a fresh chain. PUBLIC TEST KEYS, printed by every anvil and published in the
+ * Foundry docs: never use them, or send anything of value to them, on a real network.
+ * Addresses are lower-case, as the service stores them.
+ */
+export const ANVIL_ACCOUNTS = [
+  { address: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', privateKey: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' },
+  { address: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8', privateKey: '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d' },
+  { address: '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc', privateKey: '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a' },
+  { address: '0x90f79bf6eb2c4f870365e785982e1f101e93b906', privateKey: '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6' },
+  { address: '0x15d34aaf54267db7d7c367839aaf71a00a2c6a65', privateKey: '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a' },
+  { address: '0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc', privateKey: '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba' },
+  { address: '0x976ea74026e726554db657fa54763abd0c3a0aa9', privateKey: '0x92db14e403b83dfe3df233f83dfa3a0d7096f21ca9b0d6d6b8d88b2b4ec1564e' },
+  { address: '0x14dc79964da2c08b23698b3d3cc7ca32193d9955', privateKey: '0x4bbbf85ce3377467afe5d46f804f221813b2bb87f24d81f60f1fcdbf7cbf4356' },
+  { address: '0x23618e81e3f5cdf7f54c3d65f7fbc0abf5b21e8f', privateKey: '0xdbda1821b80551c9d65939329250298aa3472ba22feea921c0cf5d620ea67b97' },
+  { address: '0xa0ee7a142d267c1f36714e4a8f75612f20a79720', privateKey: '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6' },
+] as const;
+
+/** Account 0 deploys the local contracts and relays transactions (so its nonces are the relayer's). */
+export const ANVIL_RELAYER = ANVIL_ACCOUNTS[0];
+
+export interface AnvilOptions {
+  /** Load the chain from this file when it exists, and save it there on close: a restart keeps deployments. */
+  stateFile?: string;
+  /** With `stateFile`: also save every this many seconds, so a killed process loses at most that much. */
+  stateIntervalSeconds?: number;
+}
+
+export interface RunningAnvil {
+  rpcUrl: string;
+  chainId: number;
+  /** Stops anvil; resolves once it has exited, that is after it has written `stateFile`. */
+  close(): Promise<void>;
+}
+
+const READY_TIMEOUT_MS = 15_000;
+const STOP_TIMEOUT_MS = 10_000;
+
+/** The binary inside the platform package npm installed; nothing global, nothing downloaded. */
+export const anvilBinary = (): string => {
+  const require = createRequire(__filename);
+  const platformPackage = `@foundry-rs/anvil-${process.platform}-${process.arch === 'x64' ? 'amd64' : process.arch}`;
+  try {
+    return join(dirname(require.resolve(`${platformPackage}/package.json`)), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
+  } catch (cause) {
+    throw new Error(`anvil is not installed for this platform (${platformPackage}); run npm ci`, { cause });
+  }
+};
+
+const chainIdAt = async (rpcUrl: string): Promise<number | undefined> => {
+  try {
+    const response = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      signal: AbortSignal.timeout(1_000),
+    });
+    const body = (await response.json()) as { result?: string };
+    return body.result ? Number(body.result) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+const exited = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+
+const launch = async (options: AnvilOptions): Promise<RunningAnvil | 'port_taken'> => {
+  const port = await freePort();
+  const args = ['--host', LOOPBACK, '--port', String(port), '--chain-id', String(ANVIL_CHAIN_ID), '--quiet'];
+  if (options.stateFile) {
+    mkdirSync(dirname(options.stateFile), { recursive: true });
+    args.push('--state', options.stateFile);
+    if (options.stateIntervalSeconds) args.push('--state-interval', String(options.stateIntervalSeconds));
+  }
+  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4_000);
+  });
+  let spawnError: Error | undefined;
+  child.once('error', (error) => {
+    spawnError = error;
+  });
+  // A parent that exits without close() must not leave a chain listening behind it.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  const rpcUrl = `http://${LOOPBACK}:${port}`;
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while ((await chainIdAt(rpcUrl)) !== ANVIL_CHAIN_ID) {
+    if (spawnError) {
+      process.off('exit', killOnExit);
+      throw new Error(`anvil could not start: ${spawnError.message}`, { cause: spawnError });
+    }
+    if (child.exitCode !== null || child.signalCode !== null) {
+      process.off('exit', killOnExit);
+      // freePort() only probes: another process may have taken the port before anvil bound it.
+      if (/address already in use/i.test(stderr)) return 'port_taken';
+      throw new Error(`anvil exited before answering (code ${child.exitCode}): ${stderr.trim()}`);
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      process.off('exit', killOnExit);
+      throw new Error(`anvil did not answer on ${rpcUrl} within ${READY_TIMEOUT_MS} ms: ${stderr.trim()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      const gone = exited(child);
+      // SIGTERM (not SIGKILL) lets anvil write its state file before it exits.
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      await gone;
+      clearTimeout(timer);
+      process.off('exit', killOnExit);
+    })());
+  return { rpcUrl, chainId: ANVIL_CHAIN_ID, close };
+};
+
+/** Starts anvil on 127.0.0.1 and a free port, chain id 31337, and resolves once its RPC answers. */
+export const startAnvil = async (options: AnvilOptions = {}): Promise<RunningAnvil> => {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const started = await launch(options);
+    if (started !== 'port_taken') return started;
+  }
+  throw new Error('anvil could not find a free port after 3 attempts');
+};

@@ -1,0 +1,252 @@
+/**
+ * The `Chain` port on an EVM chain over JSON-RPC: splits are ERC-1167 clones made by the
+ * SplitFactory, payments are ERC-20 `Transfer` logs and the split's own events.
+ */
+import {
+  Contract,
+  Interface,
+  ZeroAddress,
+  getAddress,
+  isError,
+  zeroPadValue,
+  type JsonRpcProvider,
+  type Log,
+  type TransactionReceipt,
+} from 'ethers';
+import type { Chain, DeployedSplit, SplitPayee, SplitTransfer } from '../../ports/chain';
+import { DependencyUnavailableError } from '../../ports/errors';
+import { splitArtifact, splitFactoryArtifact } from './artifacts';
+import { createProvider, createRelayer, type RelayerSigner } from './provider';
+
+/** The chain's RPC could not be reached or did not answer in time; nothing is known about the call's outcome. */
+export class ChainUnavailableError extends DependencyUnavailableError {
+  constructor(message = 'the chain RPC is unavailable', options?: { cause?: unknown }) {
+    super('chain', message);
+    if (options?.cause !== undefined) this.cause = options.cause;
+    this.name = 'ChainUnavailableError';
+  }
+}
+
+/** The split contract refused the payee set (the reason is the contract's custom error, e.g. `InvalidBpsTotal`). */
+export class InvalidSplitError extends Error {
+  constructor(
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`the split contract rejected the payees: ${reason}`, options);
+    this.name = 'InvalidSplitError';
+  }
+}
+
+/** A deployment not mined by then is reported as a timeout (chain unavailable) rather than awaited forever. */
+const MINE_TIMEOUT_MS = 120_000;
+
+export interface EvmChainOptions {
+  rpcUrl: string;
+  chainId: number;
+  /** Pays the gas of split deployments. */
+  relayerPrivateKey: string;
+  splitFactory: string;
+  /** ERC-20 contracts whose transfers into a split count as payments (USDC, USDT). */
+  tokens: string[];
+  /** Share one provider with other adapters; by default the chain makes its own. */
+  provider?: JsonRpcProvider;
+}
+
+const splitInterface = new Interface(splitArtifact.abi);
+const factoryInterface = new Interface(splitFactoryArtifact.abi);
+const erc20Interface = new Interface(['event Transfer(address indexed from, address indexed to, uint256 value)']);
+
+const topicOf = (iface: Interface, event: string): string => {
+  const fragment = iface.getEvent(event);
+  if (!fragment) throw new Error(`event ${event} is not in the ABI`);
+  return fragment.topicHash;
+};
+
+const TRANSFER = topicOf(erc20Interface, 'Transfer');
+const PAYMENT_RECEIVED = topicOf(splitInterface, 'PaymentReceived');
+const DISTRIBUTED = topicOf(splitInterface, 'Distributed');
+const WITHDRAWN = topicOf(splitInterface, 'Withdrawn');
+const SPLIT_CREATED = topicOf(factoryInterface, 'SplitCreated');
+
+// The factory's calls revert with the split initializer's errors: one ABI decodes both.
+const factoryCallInterface = new Interface([
+  ...factoryInterface.fragments,
+  ...splitInterface.fragments.filter((fragment) => fragment.type === 'error'),
+]);
+
+/** The contract's custom error name in a revert, when the revert is one of ours. */
+const revertReason = (error: unknown): string | undefined => {
+  if (!isError(error, 'CALL_EXCEPTION')) return undefined;
+  // Reverts found while estimating gas reach us undecoded (the signer does not know the ABI).
+  if (error.revert?.name) return error.revert.name;
+  try {
+    return factoryCallInterface.parseError(error.data ?? '0x')?.name;
+  } catch {
+    return undefined;
+  }
+};
+
+/** ERC-1167 runtime code delegating to `implementation`: what every genuine split holds. */
+const cloneCode = (implementation: string) =>
+  `0x363d3d373d3d3d363d73${implementation.slice(2).toLowerCase()}5af43d82803e903d91602b57fd5bf3`;
+
+const lower = (address: string) => address.toLowerCase();
+/** Validates any spelling of an address (a wrong mixed-case checksum is still a valid lower-case address). */
+const checked = (address: string) => getAddress(address.toLowerCase());
+
+// Node's socket errors and ethers' transport errors: the call never got an answer.
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+]);
+
+const isUnavailable = (error: unknown): boolean => {
+  if (isError(error, 'TIMEOUT') || isError(error, 'NETWORK_ERROR') || isError(error, 'SERVER_ERROR')) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return cause !== undefined && cause !== error && isUnavailable(cause);
+};
+
+export class EvmChain implements Chain {
+  readonly chainId: number;
+  readonly provider: JsonRpcProvider;
+  private readonly relayer: RelayerSigner;
+  private readonly factory: Contract;
+  private readonly factoryAddress: string;
+  private readonly tokens: string[];
+  private readonly ownsProvider: boolean;
+  private expectedSplitCode?: Promise<string>;
+
+  constructor(options: EvmChainOptions) {
+    this.chainId = options.chainId;
+    this.ownsProvider = !options.provider;
+    this.provider = options.provider ?? createProvider(options.rpcUrl, options.chainId);
+    this.relayer = createRelayer(options.relayerPrivateKey, this.provider);
+    this.factoryAddress = checked(options.splitFactory);
+    this.factory = new Contract(this.factoryAddress, factoryCallInterface, this.relayer);
+    this.tokens = options.tokens.map(checked);
+  }
+
+  deploySplit(payees: SplitPayee[]): Promise<DeployedSplit> {
+    return this.guard(async () => {
+      const accounts = payees.map((payee) => checked(payee.address));
+      const bps = payees.map((payee) => payee.bps);
+      const address: string = await this.factory.getFunction('predictSplit').staticCall(accounts, bps);
+      if ((await this.provider.getCode(address)) !== '0x') return this.existingSplit(address);
+
+      let receipt: TransactionReceipt | null;
+      try {
+        const tx = await this.factory.getFunction('createSplit').send(accounts, bps);
+        receipt = await tx.wait(1, MINE_TIMEOUT_MS);
+      } catch (error) {
+        const reason = revertReason(error);
+        if (reason) throw new InvalidSplitError(reason, { cause: error });
+        throw error;
+      }
+      if (!receipt) throw new Error('the split deployment was not mined');
+      const created = receipt.logs.some((log) => log.topics[0] === SPLIT_CREATED && log.topics[1] === zeroPadValue(lower(address), 32));
+      // Another deployment of the same payees can land between the code check and ours; the factory then returns it.
+      if (!created) return this.existingSplit(address);
+      return { address: lower(address), txHash: receipt.hash, blockNumber: receipt.blockNumber, created: true };
+    });
+  }
+
+  readSplit(address: string): Promise<SplitPayee[] | undefined> {
+    return this.guard(async () => {
+      const split = checked(address);
+      const [code, expected] = await Promise.all([this.provider.getCode(split), this.splitCode()]);
+      // Only a clone of our implementation pays out what its payees() says; anything else is not a split.
+      if (lower(code) !== expected) return undefined;
+      const contract = new Contract(split, splitInterface, this.provider);
+      const [accounts, bps]: [string[], bigint[]] = await contract.getFunction('payees').staticCall();
+      return accounts.map((account, index) => ({ address: lower(account), bps: Number(bps[index]) }));
+    });
+  }
+
+  splitTransfers(address: string, range: { fromBlock: number; toBlock: number }): Promise<SplitTransfer[]> {
+    return this.guard(async () => {
+      const split = lower(checked(address));
+      const [payments, own] = await Promise.all([
+        this.tokens.length === 0
+          ? Promise.resolve([])
+          : this.provider.getLogs({ ...range, address: this.tokens, topics: [TRANSFER, null, zeroPadValue(split, 32)] }),
+        this.provider.getLogs({ ...range, address: split, topics: [[PAYMENT_RECEIVED, DISTRIBUTED, WITHDRAWN]] }),
+      ]);
+      return [...payments, ...own]
+        .filter((log) => !log.removed)
+        .map((log) => toTransfer(split, log))
+        .sort((a, b) => a.blockNumber - b.blockNumber || a.logIndex - b.logIndex);
+    });
+  }
+
+  blockNumber(): Promise<number> {
+    return this.guard(() => this.provider.getBlockNumber());
+  }
+
+  /** Stops the provider this chain made (one passed in belongs to whoever passed it). */
+  destroy(): void {
+    if (this.ownsProvider) this.provider.destroy();
+  }
+
+  private splitCode(): Promise<string> {
+    this.expectedSplitCode ??= this.factory
+      .getFunction('implementation')
+      .staticCall()
+      .then((implementation: string) => cloneCode(implementation));
+    // A failed read (the node was down) must not be remembered.
+    this.expectedSplitCode.catch(() => (this.expectedSplitCode = undefined));
+    return this.expectedSplitCode;
+  }
+
+  /** The split exists: find the transaction that created it, from its `SplitCreated` log. */
+  private async existingSplit(address: string): Promise<DeployedSplit> {
+    const split = new Contract(address, splitInterface, this.provider);
+    const createdAt = Number(await split.getFunction('createdAtBlock').staticCall());
+    const filter = { address: this.factoryAddress, topics: [SPLIT_CREATED, zeroPadValue(lower(address), 32)] };
+    // The split records its creation block, so one block is searched; the whole chain only if that misses
+    // (a chain whose block.number is not its own block height, as on Arbitrum).
+    let logs = await this.provider.getLogs({ ...filter, fromBlock: createdAt, toBlock: createdAt });
+    if (logs.length === 0) logs = await this.provider.getLogs({ ...filter, fromBlock: 0, toBlock: 'latest' });
+    const log = logs[0];
+    if (!log) throw new Error(`split ${lower(address)} exists but its SplitCreated log was not found`);
+    return { address: lower(address), txHash: log.transactionHash, blockNumber: log.blockNumber, created: false };
+  }
+
+  private async guard<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (isUnavailable(error)) throw new ChainUnavailableError(undefined, { cause: error });
+      throw error;
+    }
+  }
+}
+
+const toTransfer = (split: string, log: Log): SplitTransfer => {
+  const at = { txHash: log.transactionHash, blockNumber: log.blockNumber, logIndex: log.index };
+  if (log.topics[0] === TRANSFER) {
+    const event = erc20Interface.parseLog(log);
+    if (!event) throw new Error(`unreadable Transfer log in ${log.transactionHash}`);
+    return { kind: 'payment', token: lower(log.address), from: lower(event.args[0]), to: split, amount: event.args[2].toString(), ...at };
+  }
+  const event = splitInterface.parseLog(log);
+  if (!event) throw new Error(`unreadable split log in ${log.transactionHash}`);
+  switch (event.name) {
+    case 'PaymentReceived':
+      return { kind: 'payment', token: ZeroAddress, from: lower(event.args[0]), to: split, amount: event.args[1].toString(), ...at };
+    case 'Distributed':
+      return { kind: 'distribution', token: lower(event.args[0]), from: split, to: lower(event.args[1]), amount: event.args[2].toString(), ...at };
+    default:
+      // Withdrawn(payee, to, amount): a credited ETH share leaving the split, at last.
+      return { kind: 'distribution', token: ZeroAddress, from: split, to: lower(event.args[1]), amount: event.args[2].toString(), ...at };
+  }
+};

@@ -1,0 +1,65 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ANVIL_ACCOUNTS, ANVIL_CHAIN_ID, startAnvil, type RunningAnvil } from '../../scripts/local/anvil';
+import { EvmChain } from '../../shared/adapters/evm/chain';
+import { deployLocalContracts } from '../../shared/adapters/evm/deploy-local';
+import { createProvider } from '../../shared/adapters/evm/provider';
+
+const dir = mkdtempSync(join(tmpdir(), 'anvil-state-'));
+const stateFile = join(dir, 'chain', 'state.json');
+const running: RunningAnvil[] = [];
+afterAll(async () => {
+  await Promise.all(running.map((anvil) => anvil.close()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const start = async () => {
+  const anvil = await startAnvil({ stateFile });
+  running.push(anvil);
+  return anvil;
+};
+
+const relayer = ANVIL_ACCOUNTS[0];
+const payees = [
+  { address: ANVIL_ACCOUNTS[1].address, bps: 9000 },
+  { address: ANVIL_ACCOUNTS[2].address, bps: 1000 },
+];
+
+describe('startAnvil with a state file', () => {
+  it('keeps deployed contracts, balances and creation logs across a restart', async () => {
+    const first = await start();
+    expect(first.chainId).toBe(ANVIL_CHAIN_ID);
+    expect(first.rpcUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const contracts = await deployLocalContracts(first.rpcUrl, relayer.privateKey);
+    const chainOn = (anvil: RunningAnvil) =>
+      new EvmChain({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, relayerPrivateKey: relayer.privateKey, splitFactory: contracts.splitFactory, tokens: [contracts.usdc] });
+    const before = chainOn(first);
+    const split = await before.deploySplit(payees);
+    expect(split.created).toBe(true);
+    before.destroy();
+    await first.close();
+    expect(statSync(stateFile).size).toBeGreaterThan(0);
+
+    const second = await start();
+    expect(second.rpcUrl).not.toBe(first.rpcUrl);
+    const provider = createProvider(second.rpcUrl, second.chainId);
+    for (const address of Object.values(contracts)) expect(await provider.getCode(address)).not.toBe('0x');
+    // deployLocalContracts finds the contracts again and sends nothing.
+    expect(await deployLocalContracts(second.rpcUrl, relayer.privateKey)).toEqual(contracts);
+    expect(await provider.getTransactionCount(relayer.address)).toBe(4);
+    const after = chainOn(second);
+    expect(await after.readSplit(split.address)).toEqual(payees);
+    expect(await after.deploySplit(payees)).toEqual({ ...split, created: false });
+    after.destroy();
+    provider.destroy();
+  });
+
+  it('stops the process on close', async () => {
+    const anvil = await startAnvil();
+    await anvil.close();
+    await expect(fetch(anvil.rpcUrl, { method: 'POST' })).rejects.toThrow();
+    await anvil.close(); // a second close is harmless
+  });
+});

@@ -1,0 +1,18 @@
+import { inject } from 'vitest';
+import { EvmChain } from '../../shared/adapters/evm/chain';
+import { ANVIL_ACCOUNTS } from '../../scripts/local/anvil';
+
+/**
+ * The run's anvil chain through the real adapter. Test files run in parallel and each sending file
+ * needs an account of its own as relayer (nonces are counted per process): pass its index.
+ */
+export const chainForTests = (relayerAccount = 5): EvmChain => {
+  const chain = inject('chain');
+  return new EvmChain({
+    rpcUrl: chain.rpcUrl,
+    chainId: chain.chainId,
+    relayerPrivateKey: ANVIL_ACCOUNTS[relayerAccount]!.privateKey,
+    splitFactory: chain.splitFactory,
+    tokens: [chain.usdc, chain.usdt],
+  });
+};
