@@ -11,6 +11,8 @@ import { loadConfig, type Config } from './config';
 import { CosmosCollection } from './adapters/cosmos/documents';
 import { DefaultAzureCredential } from '@azure/identity';
 import { ApimKeyIssuer } from './adapters/apim/key-issuer';
+import { EvmChain } from './adapters/evm/chain';
+import type { Chain } from './ports/chain';
 import { localKeyIssuer } from './adapters/apim/local-key-issuer';
 import { hs256SessionTokens } from './adapters/jwt/session-tokens';
 import { MemoryCollection } from './adapters/memory/documents';
@@ -42,6 +44,18 @@ const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 /** Development falls back to a fixed secret so local sessions work with no setup; production refuses to start without one. */
 const DEVELOPMENT_JWT_SECRET = 'development-only-session-secret-not-for-production-use';
+
+/** The chain, where one is configured (RPC, split factory and relayer key). */
+const chainFrom = (config: Config): Chain | undefined =>
+  config.CHAIN_RPC_URL && config.SPLIT_FACTORY_ADDRESS && config.RELAYER_PRIVATE_KEY
+    ? new EvmChain({
+        rpcUrl: config.CHAIN_RPC_URL,
+        chainId: config.CHAIN_ID,
+        relayerPrivateKey: config.RELAYER_PRIVATE_KEY,
+        splitFactory: config.SPLIT_FACTORY_ADDRESS,
+        tokens: [config.USDC_ADDRESS, config.USDT_ADDRESS].filter((token): token is string => Boolean(token)),
+      })
+    : undefined;
 
 const authAdapters = (config: Config) => ({
   sessionTokens: hs256SessionTokens(config.JWT_SECRET ?? DEVELOPMENT_JWT_SECRET, systemClock),
@@ -98,7 +112,7 @@ export const compose = (config: Config): Composition => {
   const queues = config.AzureWebJobsStorage ? connectQueues(config.AzureWebJobsStorage) : undefined;
   const queueProbe = queues?.probe ?? downProbe('AzureWebJobsStorage');
   if (config.STORE === 'memory') {
-    const deps = memoryDeps({ settings: settingsFrom(config), probes: { store: alwaysUp, queue: queueProbe } });
+    const deps = memoryDeps({ settings: settingsFrom(config), ...authAdapters(config), chain: chainFrom(config), probes: { store: alwaysUp, queue: queueProbe } });
     return {
       deps,
       queues,
@@ -119,7 +133,7 @@ export const compose = (config: Config): Composition => {
     clock: systemClock,
     ids: randomIds,
     ...authAdapters(config),
-    chain: undefined,
+    chain: chainFrom(config),
     inventory: new CosmosInventoryRepository(cosmos),
     subscriptions: new CosmosSubscriptionRepository(cosmos),
     claims: new CosmosCollection(cosmos, containers.claims),
@@ -139,7 +153,10 @@ export const compose = (config: Config): Composition => {
       await ensureCosmosContainers(cosmos);
       if (queues) await ensureQueues(queues);
     },
-    dispose: () => cosmos.dispose(),
+    dispose: () => {
+      cosmos.dispose();
+      (deps.chain as EvmChain | undefined)?.destroy();
+    },
   };
 };
 

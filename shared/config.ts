@@ -81,6 +81,10 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
   const missing: string[] = [];
   if (config.STORE === 'cosmos' && !config.COSMOS_ENDPOINT) missing.push('COSMOS_ENDPOINT: required when STORE=cosmos');
   if (config.STORE === 'cosmos' && !config.COSMOS_KEY) missing.push('COSMOS_KEY: required when STORE=cosmos');
+  const chainKeys = ['CHAIN_RPC_URL', 'SPLIT_FACTORY_ADDRESS', 'RELAYER_PRIVATE_KEY'] as const;
+  if (chainKeys.some((key) => config[key]) && !chainKeys.every((key) => config[key])) {
+    missing.push(`${chainKeys.filter((key) => !config[key]).join(', ')}: a chain needs all of ${chainKeys.join(', ')}`);
+  }
   if (config.PLATFORM_FEE_BPS + config.PARTNER_FEE_BPS > 10_000) missing.push('PLATFORM_FEE_BPS + PARTNER_FEE_BPS: must not exceed 10000');
   if (config.KEY_ISSUER === 'apim') {
     for (const key of ['AZURE_SUBSCRIPTION_ID', 'APIM_RESOURCE_GROUP', 'APIM_SERVICE_NAME'] as const) {

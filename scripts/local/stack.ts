@@ -10,6 +10,10 @@ import './functions';
 import { createApiKey, findSubscriptionByKey } from '../../shared/app/api-keys';
 import type { AppDeps } from '../../shared/app/deps';
 import { upsertInventoryItem } from '../../shared/app/inventory-upsert';
+import { loadMerchant } from '../../shared/app/merchants';
+import { updateShopConfig } from '../../shared/app/shop-config';
+import { deploySplit } from '../../shared/app/splits';
+import { ShopConfigUpdate } from '../../shared/domain/shop';
 import { compose } from '../../shared/composition';
 import { setDeps } from '../../shared/composition';
 import { loadConfig, withoutBlanks } from '../../shared/config';
@@ -17,12 +21,17 @@ import { InventoryListQuery, InventoryUpsertInput } from '../../shared/domain/in
 import { scopes } from '../../shared/domain/subscription';
 import { httpFunctions } from '../../shared/http/function';
 import { allRoutes } from '../../shared/http/routes';
+import { deployLocalContracts } from '../../shared/adapters/evm/deploy-local';
+import { ANVIL_ACCOUNTS, ANVIL_RELAYER, startAnvil, type RunningAnvil } from './anvil';
 import { createLocalHost } from './host';
 import { restoreStore, saveStore } from './persist';
 import { freePort, LOCAL_COSMOS_KEY, startCosmosServer, startQueueServer, type CosmosServer, type QueueServer } from './servers';
 
 /** anvil's well-known development account #1: the demo merchant (its key is public, for local use only). */
-export const DEMO_WALLET = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
+export const DEMO_MERCHANT = ANVIL_ACCOUNTS[1];
+export const DEMO_WALLET = DEMO_MERCHANT.address;
+/** Account #3: the local platform's payout wallet and platform admin. */
+export const LOCAL_PLATFORM = ANVIL_ACCOUNTS[3];
 const SAVE_EVERY_MS = 3_000;
 
 const demoItems = [
@@ -32,10 +41,18 @@ const demoItems = [
   { sku: 'ESPRESSO-CLASS', name: 'Espresso class (2 h)', priceUsd: 49.99, stockQty: 0, category: 'classes', tags: ['class', 'workshop'] },
 ];
 
+const demoShop = {
+  branding: { name: 'Demo Coffee Roasters', description: 'Single-origin beans, roasted to order.' },
+  taxDefaults: { jurisdictions: [{ code: 'US-CA', name: 'California', rate: 0.0725 }], defaultJurisdictionCode: 'US-CA' },
+  processingFeePct: 1.5,
+  directory: { slug: 'demo-coffee', categories: ['coffee'], keywords: ['beans', 'espresso', 'mugs'], industryPack: 'retail', listed: true },
+};
+
 export interface StackFiles {
   dataDir: string;
   store: string;
   queues: string;
+  chain: string;
   credentials: string;
   /** Where a running stack says how to reach it (the keys CLI reads this). */
   running: string;
@@ -47,6 +64,7 @@ export const stackFiles = (dataDir = process.env.DATA_DIR ?? '.data'): StackFile
     dataDir: dir,
     store: join(dir, 'store.json'),
     queues: join(dir, 'queues'),
+    chain: join(dir, 'chain-state.json'),
     credentials: join(dir, 'local-credentials.json'),
     running: join(dir, 'stack.json'),
   };
@@ -58,6 +76,7 @@ export interface RunningStackInfo {
   cosmosEndpoint: string;
   cosmosKey: string;
   database: string;
+  chainRpcUrl: string;
 }
 
 export interface Credentials {
@@ -86,6 +105,15 @@ const seedDemo = async (deps: AppDeps, files: StackFiles, baseUrl: string): Prom
     for (const item of demoItems) await upsertInventoryItem(deps, DEMO_WALLET, InventoryUpsertInput.parse(item));
   }
   return { baseUrl, apiKey, wallet: DEMO_WALLET };
+};
+
+/** The demo shop is ready to take orders: a deployed split, California tax, a listing. */
+const setUpDemoShop = async (deps: AppDeps) => {
+  const merchant = await loadMerchant(deps, DEMO_WALLET);
+  if (!merchant.split && deps.chain && deps.settings.platformWallet) await deploySplit(deps, DEMO_WALLET);
+  if (merchant.shop.updatedAt === null) {
+    await updateShopConfig(deps, DEMO_WALLET, ShopConfigUpdate.parse(demoShop));
+  }
 };
 
 /** The stack already running from this data folder, if any (its pid is alive). */
@@ -124,6 +152,22 @@ export const startLocalStack = async (env: Record<string, string | undefined> = 
     queueServer = await startQueueServer({ location: files.queues });
     settings.AzureWebJobsStorage = queueServer.connectionString;
   }
+  let anvil: RunningAnvil | undefined;
+  if (!settings.CHAIN_RPC_URL) {
+    // The chain is saved beside the store (on close and every few seconds), so split addresses stay valid.
+    anvil = await startAnvil({ stateFile: files.chain, stateIntervalSeconds: 5 });
+    const contracts = await deployLocalContracts(anvil.rpcUrl, ANVIL_RELAYER.privateKey);
+    Object.assign(settings, {
+      CHAIN_RPC_URL: anvil.rpcUrl,
+      CHAIN_ID: String(anvil.chainId),
+      RELAYER_PRIVATE_KEY: settings.RELAYER_PRIVATE_KEY ?? ANVIL_RELAYER.privateKey,
+      USDC_ADDRESS: contracts.usdc,
+      USDT_ADDRESS: contracts.usdt,
+      SPLIT_FACTORY_ADDRESS: contracts.splitFactory,
+      PLATFORM_WALLET: settings.PLATFORM_WALLET ?? LOCAL_PLATFORM.address,
+      ADMIN_WALLETS: settings.ADMIN_WALLETS ?? LOCAL_PLATFORM.address,
+    });
+  }
   const config = loadConfig(settings);
   const composition = compose(config);
   if (cosmosServer && composition.cosmos) {
@@ -140,6 +184,7 @@ export const startLocalStack = async (env: Record<string, string | undefined> = 
   });
 
   const credentials = await seedDemo(composition.deps, files, config.BASE_URL);
+  await setUpDemoShop(composition.deps);
   writeJson(files.credentials, credentials);
   const info: RunningStackInfo = {
     pid: process.pid,
@@ -147,6 +192,7 @@ export const startLocalStack = async (env: Record<string, string | undefined> = 
     cosmosEndpoint: config.COSMOS_ENDPOINT ?? '',
     cosmosKey: config.COSMOS_KEY ?? '',
     database: config.COSMOS_DATABASE,
+    chainRpcUrl: config.CHAIN_RPC_URL ?? '',
   };
   writeJson(files.running, info);
 
@@ -171,7 +217,7 @@ export const startLocalStack = async (env: Record<string, string | undefined> = 
       await save();
       rmSync(files.running, { force: true });
       composition.dispose();
-      await Promise.all([cosmosServer?.close(), queueServer?.close()]);
+      await Promise.all([cosmosServer?.close(), queueServer?.close(), anvil?.close()]);
     })());
 
   return { credentials, deps: composition.deps, stop };

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { JsonRpcProvider } from 'ethers';
 import { afterAll, describe, expect, it } from 'vitest';
 
 /** Drives `npm start` (scripts/start.ts) and `npm run keys` as a user would, over HTTP, in a data folder of its own. */
@@ -67,6 +68,7 @@ describe('npm start: the local stack over HTTP', () => {
   let itemId = '';
   let readerKey = '';
   let readerId = '';
+  let splitAddress = '';
 
   it('starts with embedded defaults, prints the base URL and a demo key, and writes them to the data folder', async () => {
     running = await start();
@@ -107,6 +109,15 @@ describe('npm start: the local stack over HTTP', () => {
     10_000);
   });
 
+  it('has the demo shop ready for orders: a split on the local chain, tax defaults, a fee', async () => {
+    const split = (await call(running!.baseUrl, '/api/split/deploy', { key: firstKey })).json.split as { address: string };
+    splitAddress = split.address;
+    const rpc = JSON.parse(readFileSync(join(dataDir, 'stack.json'), 'utf8')).chainRpcUrl as string;
+    expect(await new JsonRpcProvider(rpc).getCode(splitAddress)).not.toBe('0x');
+    const order = await call(running!.baseUrl, '/api/orders', { method: 'POST', key: firstKey, body: { items: [{ sku: 'E2E-1', qty: 2 }] } });
+    expect(order).toMatchObject({ status: 200, json: { receipt: { status: 'generated', jurisdictionCode: 'US-CA', totalUsd: expect.any(Number) } } });
+  });
+
   it('stops on Ctrl-C, saving the store', async () => {
     expect(await stop(running!)).toBe(0);
     expect(existsSync(join(dataDir, 'stack.json'))).toBe(false);
@@ -127,6 +138,10 @@ describe('npm start: the local stack over HTTP', () => {
     expect((await call(running.baseUrl, '/api/inventory', { key: readerKey })).status).toBe(200);
     const revoked = (await keys('list')).split('\n').find((line) => line.startsWith(readerId));
     expect(revoked).toContain('revoked');
+    const split = (await call(running.baseUrl, '/api/split/deploy', { key: firstKey })).json.split as { address: string };
+    expect(split.address).toBe(splitAddress);
+    const rpc = JSON.parse(readFileSync(join(dataDir, 'stack.json'), 'utf8')).chainRpcUrl as string;
+    expect(await new JsonRpcProvider(rpc).getCode(splitAddress)).not.toBe('0x');
     expect(await stop(running)).toBe(0);
   });
 });
