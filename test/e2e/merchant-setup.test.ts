@@ -1,5 +1,8 @@
-import { Wallet, type BaseWallet } from 'ethers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Contract, NonceManager, Wallet, type BaseWallet } from 'ethers';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ANVIL_ACCOUNTS } from '../../scripts/local/anvil';
+import { splitArtifact, testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
+import { createProvider } from '../../shared/adapters/evm/provider';
 import type { AppDeps } from '../../shared/app/deps';
 import { memoryDeps } from '../../shared/composition';
 import { toCents } from '../../shared/domain/money';
@@ -129,6 +132,44 @@ describe('merchant setup and orders on the local chain', () => {
     }
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 429]);
     expect(answers[2]!.json).toMatchObject({ error: 'rate_limited', resetAt: expect.any(Number) });
+  });
+
+  it('lists payments into the split and distributions out of it, a page at a time', async () => {
+    const merchant = [...merchants.values()][1]!;
+    const split = ((await host.call('/api/split/deploy', { headers: { 'x-api-key': merchant.key } })).json.split as { address: string }).address;
+    const { rpcUrl, chainId, usdc } = inject('chain');
+    const buyer = new NonceManager(new Wallet(ANVIL_ACCOUNTS[6]!.privateKey, createProvider(rpcUrl, chainId)));
+    const token = new Contract(usdc, testUsdcArtifact.abi, buyer);
+    await (await token.getFunction('mint')(await buyer.getAddress(), 5_000_000n)).wait();
+    await (await token.getFunction('transfer')(split, 2_000_000n)).wait();
+    await (await buyer.sendTransaction({ to: split, value: 10n ** 15n })).wait();
+    await (await new Contract(split, splitArtifact.abi, buyer).getFunction('distribute')(usdc)).wait();
+
+    const seen: Array<{ kind: string; token: string; amount: string; to: string }> = [];
+    let cursor: string | null = null;
+    do {
+      const page = await host.call(`/api/split/transactions?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { headers: { 'x-api-key': merchant.key } });
+      expect(page.status).toBe(200);
+      seen.push(...(page.json.transactions as typeof seen));
+      cursor = page.json.nextCursor as string | null;
+    } while (cursor);
+    expect(seen.filter((t) => t.kind === 'payment').map((t) => [t.token, t.amount])).toEqual([
+      [usdc, '2000000'],
+      ['0x0000000000000000000000000000000000000000', '1000000000000000'],
+    ]);
+    const distributed = seen.filter((t) => t.kind === 'distribution');
+    expect(distributed.reduce((sum, t) => sum + BigInt(t.amount), 0n)).toBe(2_000_000n);
+    expect(distributed.map((t) => t.to)).toContain(merchant.wallet);
+  });
+
+  it.each([
+    ['fromBlock=10&toBlock=5', 'fromBlock'],
+    ['fromBlock=0&toBlock=10000', 'toBlock'],
+    ['cursor=nonsense', 'cursor'],
+    ['limit=0', 'limit'],
+  ])('answers 400 invalid_input for split transactions ?%s', async (query, field) => {
+    const merchant = [...merchants.values()][0]!;
+    expect(await host.call(`/api/split/transactions?${query}`, { headers: { 'x-api-key': merchant.key } })).toMatchObject({ status: 400, json: { error: 'invalid_input', field } });
   });
 
   it('answers 400 platform_recipient_not_configured without a platform wallet', async () => {
