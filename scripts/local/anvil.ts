@@ -1,6 +1,8 @@
 /**
- * The local chain: anvil from the `@foundry-rs/anvil` npm package, as a child process on loopback.
- * Used by `npm start` and the test setup.
+ * The local chain: anvil, as a child process on loopback. Used by `npm start` and the test setup.
+ * The binary comes from Foundry's per-platform npm package (`@foundry-rs/anvil-linux-amd64`, an
+ * optional dependency): the `@foundry-rs/anvil` wrapper lists every platform's package, and a lock
+ * file that npm ci accepts needs them all resolvable, which the registry these machines use is not.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -57,7 +59,10 @@ export const anvilBinary = (): string => {
   try {
     return join(dirname(require.resolve(`${platformPackage}/package.json`)), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
   } catch (cause) {
-    throw new Error(`anvil is not installed for this platform (${platformPackage}); run npm ci`, { cause });
+    throw new Error(
+      `anvil is not installed for this platform (${platformPackage}): add it with npm install --save-optional ${platformPackage}, or set CHAIN_RPC_URL to a running node`,
+      { cause },
+    );
   }
 };
 
