@@ -12,6 +12,8 @@ import { connectCosmos, type CosmosStore } from '../shared/adapters/cosmos/clien
 import { localKeyIssuer } from '../shared/adapters/apim/local-key-issuer';
 import { CosmosSubscriptionRepository } from '../shared/adapters/cosmos/subscriptions';
 import { randomIds, systemClock } from '../shared/adapters/memory/runtime';
+import { secretBoxFrom } from '../shared/composition';
+import { loadConfig } from '../shared/config';
 import { Plan, parseScopeList } from '../shared/domain/subscription';
 import { walletAddress } from '../shared/domain/wallet';
 import { restoreStore, saveStore } from './local/persist';
@@ -62,7 +64,13 @@ const main = async () => {
   const { store, where, close } = await openStore();
   try {
     // The local stack's keys: made here and checked by the local host against their stored hash.
-    const deps = { subscriptions: new CosmosSubscriptionRepository(store), keyIssuer: localKeyIssuer(randomIds), clock: systemClock, ids: randomIds };
+    const deps = {
+      subscriptions: new CosmosSubscriptionRepository(store),
+      keyIssuer: localKeyIssuer(randomIds),
+      secretBox: secretBoxFrom(loadConfig({ ...process.env, STORE: 'memory', APP_ENV: process.env.APP_ENV ?? 'development' })),
+      clock: systemClock,
+      ids: randomIds,
+    };
     if (command === 'create') {
       const { subscription, apiKey } = await createApiKey(deps, {
         wallet: wallet!.data!,

@@ -7,7 +7,15 @@ import { MemoryRateLimiter } from './adapters/memory/rate-limiter';
 import { alwaysUp, randomIds, systemClock } from './adapters/memory/runtime';
 import { MemorySubscriptionRepository } from './adapters/memory/subscriptions';
 import { connectQueues, ensureQueues, type QueueStore } from './adapters/storage-queue/client';
+import { createHash } from 'node:crypto';
 import { loadConfig, type Config } from './config';
+import { CosmosDeliveryLog } from './adapters/cosmos/deliveries';
+import { CosmosReceiptRepository } from './adapters/cosmos/receipts';
+import { aesGcmSecretBox } from './adapters/crypto/secret-box';
+import { httpWebhookSender } from './adapters/http/webhook-sender';
+import { MemoryDeliveryLog, MemoryEventQueue } from './adapters/memory/deliveries';
+import { MemoryReceiptRepository } from './adapters/memory/receipts';
+import { storageEventQueue } from './adapters/storage-queue/event-queue';
 import { CosmosCollection } from './adapters/cosmos/documents';
 import { DefaultAzureCredential } from '@azure/identity';
 import { ApimKeyIssuer } from './adapters/apim/key-issuer';
@@ -33,6 +41,7 @@ export const settingsFrom = (config: Config): Settings => ({
   brandName: config.BRAND_NAME,
   platformWallet: config.PLATFORM_WALLET,
   defaultPricing: { platformFeeBps: config.PLATFORM_FEE_BPS, partnerFeeBps: config.PARTNER_FEE_BPS, partnerWallet: config.PARTNER_WALLET ?? null },
+  webhookHeaderPrefix: config.WEBHOOK_HEADER_PREFIX,
   tokens: [
     { symbol: 'ETH', address: ZERO_ADDRESS, decimals: 18 },
     ...(config.USDC_ADDRESS ? [{ symbol: 'USDC', address: config.USDC_ADDRESS, decimals: 6 }] : []),
@@ -42,8 +51,9 @@ export const settingsFrom = (config: Config): Settings => ({
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
-/** Development falls back to a fixed secret so local sessions work with no setup; production refuses to start without one. */
+/** Development falls back to fixed secrets so the local stack needs no setup; production refuses to start without them. */
 const DEVELOPMENT_JWT_SECRET = 'development-only-session-secret-not-for-production-use';
+const DEVELOPMENT_DATA_KEY = createHash('sha256').update('development-only-data-encryption-key').digest();
 
 /** The chain, where one is configured (RPC, split factory and relayer key). */
 const chainFrom = (config: Config): Chain | undefined =>
@@ -57,7 +67,13 @@ const chainFrom = (config: Config): Chain | undefined =>
       })
     : undefined;
 
+/** Encrypts API keys at rest; the keys CLI uses it too, so its keys can sign webhooks. */
+export const secretBoxFrom = (config: Config) =>
+  aesGcmSecretBox(config.DATA_ENCRYPTION_KEY ? Buffer.from(config.DATA_ENCRYPTION_KEY, 'base64') : DEVELOPMENT_DATA_KEY);
+
 const authAdapters = (config: Config) => ({
+  secretBox: secretBoxFrom(config),
+  webhookSender: httpWebhookSender({ development: config.APP_ENV === 'development' }),
   sessionTokens: hs256SessionTokens(config.JWT_SECRET ?? DEVELOPMENT_JWT_SECRET, systemClock),
   signIn: siweVerifier,
   keyIssuer:
@@ -87,7 +103,9 @@ export const memoryDeps = (overrides: Partial<AppDeps> = {}): AppDeps => ({
   claims: new MemoryCollection(),
   sessions: new MemoryCollection(),
   merchants: new MemoryCollection(),
-  receipts: new MemoryCollection(),
+  receipts: new MemoryReceiptRepository(),
+  deliveries: new MemoryDeliveryLog(),
+  queue: new MemoryEventQueue(),
   platform: new MemoryCollection(),
   clock: systemClock,
   ids: randomIds,
@@ -112,7 +130,13 @@ export const compose = (config: Config): Composition => {
   const queues = config.AzureWebJobsStorage ? connectQueues(config.AzureWebJobsStorage) : undefined;
   const queueProbe = queues?.probe ?? downProbe('AzureWebJobsStorage');
   if (config.STORE === 'memory') {
-    const deps = memoryDeps({ settings: settingsFrom(config), ...authAdapters(config), chain: chainFrom(config), probes: { store: alwaysUp, queue: queueProbe } });
+    const deps = memoryDeps({
+      settings: settingsFrom(config),
+      ...authAdapters(config),
+      chain: chainFrom(config),
+      ...(queues && { queue: storageEventQueue(queues) }),
+      probes: { store: alwaysUp, queue: queueProbe },
+    });
     return {
       deps,
       queues,
@@ -139,7 +163,9 @@ export const compose = (config: Config): Composition => {
     claims: new CosmosCollection(cosmos, containers.claims),
     sessions: new CosmosCollection(cosmos, containers.sessions),
     merchants: new CosmosCollection(cosmos, containers.merchants),
-    receipts: new CosmosCollection(cosmos, containers.receipts),
+    receipts: new CosmosReceiptRepository(cosmos),
+    deliveries: new CosmosDeliveryLog(cosmos),
+    queue: queues ? storageEventQueue(queues) : new MemoryEventQueue(),
     platform: new CosmosCollection(cosmos, containers.platform),
     rateLimiter: new MemoryRateLimiter(),
     probes: { store: cosmos.probe, queue: queueProbe },

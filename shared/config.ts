@@ -47,6 +47,12 @@ const EnvSchema = z.object({
   PARTNER_FEE_BPS: z.coerce.number().int().min(0).max(10_000).default(0),
   PARTNER_WALLET: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').transform((a) => a.toLowerCase()).optional(),
   CHAIN_RPC_URL: z.url().optional(),
+  WEBHOOK_HEADER_PREFIX: z.string().regex(/^[A-Za-z][A-Za-z0-9-]*-$/, 'must be a header-name prefix ending in -').default('X-Service-'),
+  /** 32 bytes, base64: encrypts the API keys that sign webhooks. Required outside development. */
+  DATA_ENCRYPTION_KEY: z
+    .string()
+    .refine((text) => Buffer.from(text, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
+    .optional(),
   USDC_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').transform((a) => a.toLowerCase()).optional(),
   USDT_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').transform((a) => a.toLowerCase()).optional(),
   SPLIT_FACTORY_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').transform((a) => a.toLowerCase()).optional(),
@@ -91,6 +97,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
       if (!config[key]) missing.push(`${key}: required when KEY_ISSUER=apim`);
     }
   }
+  if (config.APP_ENV === 'production' && !config.DATA_ENCRYPTION_KEY) missing.push('DATA_ENCRYPTION_KEY: required when APP_ENV=production');
   if (config.APP_ENV === 'production' && !config.JWT_SECRET) missing.push('JWT_SECRET: required when APP_ENV=production');
   if (missing.length) throw new Error(`invalid configuration:\n  ${missing.join('\n  ')}`);
   return config;

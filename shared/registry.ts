@@ -31,7 +31,13 @@ export const containers = {
   /** One document per merchant wallet: shop configuration and split. */
   merchants: { name: 'merchants', partitionKey: '/wallet' },
   /** Receipts by merchant wallet (a merchant's listing is a single-partition query); ids are claimed. */
-  receipts: { name: 'receipts', partitionKey: '/wallet' },
+  receipts: {
+    name: 'receipts',
+    partitionKey: '/wallet',
+    compositeIndexes: [[{ path: '/createdAt', order: 'descending' }, { path: '/id', order: 'descending' }]],
+  },
+  /** Webhook delivery attempts by receipt; an attempt's id `<eventId>:<n>` is claimed before it is sent. */
+  deliveries: { name: 'deliveries', partitionKey: '/receiptId' },
   /** Platform-wide records: pricing per brand. */
   platform: { name: 'platform', partitionKey: '/id' },
   /** Admin sign-in sessions; logout revokes one. */

@@ -2,6 +2,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { allRoutes } from '../shared/http/routes';
+import { queueFunctions, timerFunctions } from '../shared/http/triggers';
+import '../scripts/local/functions';
 
 const root = join(__dirname, '..');
 
@@ -14,6 +16,8 @@ describe('npm run build', () => {
     expect(loaded.status).toBe(0);
     const output = loaded.stdout + loaded.stderr;
     const registered = [...output.matchAll(/register function "([^"]+)"/g)].map((match) => match[1]);
-    expect(registered.sort()).toEqual(allRoutes.map((route) => route.name).sort());
+    const expected = [...allRoutes.map((route) => route.name), ...queueFunctions.keys(), ...timerFunctions.keys()];
+    expect(registered.sort()).toEqual(expected.sort());
+    expect(queueFunctions.has('webhooks-deliver') && timerFunctions.has('events-relay')).toBe(true);
   }, 60_000);
 });

@@ -24,6 +24,7 @@ import { allRoutes } from '../../shared/http/routes';
 import { deployLocalContracts } from '../../shared/adapters/evm/deploy-local';
 import { ANVIL_ACCOUNTS, ANVIL_RELAYER, startAnvil, type RunningAnvil } from './anvil';
 import { createLocalHost } from './host';
+import { startTriggers } from './triggers';
 import { restoreStore, saveStore } from './persist';
 import { freePort, LOCAL_COSMOS_KEY, startCosmosServer, startQueueServer, type CosmosServer, type QueueServer } from './servers';
 
@@ -183,6 +184,7 @@ export const startLocalStack = async (env: Record<string, string | undefined> = 
     server.listen(port, '127.0.0.1', () => resolveListen());
   });
 
+  const triggers = composition.queues ? startTriggers(composition.queues, log) : undefined;
   const credentials = await seedDemo(composition.deps, files, config.BASE_URL);
   await setUpDemoShop(composition.deps);
   writeJson(files.credentials, credentials);
@@ -213,6 +215,7 @@ export const startLocalStack = async (env: Record<string, string | undefined> = 
         server.close(() => done());
         server.closeAllConnections();
       });
+      await triggers?.stop();
       await saving;
       await save();
       rmSync(files.running, { force: true });

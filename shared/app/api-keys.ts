@@ -14,7 +14,7 @@ export interface CreateApiKeyInput {
  * record keeps wallet, scopes and plan. The clear key is in this result and nowhere else, ever.
  */
 export const createApiKey = async (
-  deps: Pick<AppDeps, 'subscriptions' | 'keyIssuer' | 'clock' | 'ids'>,
+  deps: Pick<AppDeps, 'subscriptions' | 'keyIssuer' | 'secretBox' | 'clock' | 'ids'>,
   input: CreateApiKeyInput,
 ): Promise<{ subscription: Subscription; apiKey: string }> => {
   const id = `sub_${deps.ids.random(10)}`;
@@ -29,6 +29,7 @@ export const createApiKey = async (
     keyPrefix: apiKey.slice(0, API_KEY_PREFIX_LENGTH),
     createdAt: deps.clock.now(),
     revokedAt: null,
+    signingKey: deps.secretBox.seal(apiKey),
   };
   try {
     await deps.subscriptions.create(subscription, hashApiKey(apiKey));
@@ -71,7 +72,7 @@ export const findSubscriptionByKey = async (
 
 /** A signed-in merchant's new key. The development plan (no real quota) exists only on a development stack. */
 export const createMerchantKey = async (
-  deps: Pick<AppDeps, 'subscriptions' | 'keyIssuer' | 'clock' | 'ids' | 'settings'>,
+  deps: Pick<AppDeps, 'subscriptions' | 'keyIssuer' | 'secretBox' | 'clock' | 'ids' | 'settings'>,
   wallet: string,
   input: { scopes: Scope[]; plan: Plan },
 ) => {

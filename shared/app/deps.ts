@@ -1,12 +1,13 @@
 import type { Merchant } from '../domain/merchant';
 import type { PricingConfig } from '../domain/pricing';
-import type { Receipt } from '../domain/receipt';
 import type { Session } from '../domain/session';
 import type { Plan } from '../domain/subscription';
 import type { SessionTokens, SignInVerifier } from '../ports/auth';
 import type { Chain } from '../ports/chain';
 import type { Claim, DocumentCollection } from '../ports/documents';
 import type { KeyIssuer } from '../ports/key-issuer';
+import type { ReceiptRepository } from '../ports/receipts';
+import type { DeliveryLog, EventQueue, SecretBox, WebhookSender } from '../ports/webhooks';
 import type { InventoryRepository } from '../ports/inventory-repository';
 import type { Clock, HealthProbe, Ids, RateLimiter } from '../ports/runtime';
 import type { SubscriptionRepository } from '../ports/subscription-repository';
@@ -35,6 +36,8 @@ export interface Settings {
   defaultPricing: { platformFeeBps: number; partnerFeeBps: number; partnerWallet: string | null };
   /** Tokens a buyer can pay with on the configured chain (ETH is the zero address). */
   tokens: Array<{ symbol: string; address: string; decimals: number }>;
+  /** Prefix of the webhook headers (`X-Service-Signature`, …). */
+  webhookHeaderPrefix: string;
 }
 
 /** Everything a use case may call: ports only, built once per process by the composition root. */
@@ -50,7 +53,11 @@ export interface AppDeps {
   chain: Chain | undefined;
   claims: DocumentCollection<Claim>;
   merchants: DocumentCollection<Merchant>;
-  receipts: DocumentCollection<Receipt>;
+  receipts: ReceiptRepository;
+  deliveries: DeliveryLog;
+  queue: EventQueue;
+  webhookSender: WebhookSender;
+  secretBox: SecretBox;
   platform: DocumentCollection<PricingConfig>;
   sessions: DocumentCollection<Session>;
   sessionTokens: SessionTokens;

@@ -3,7 +3,7 @@ import type { StoredInventoryItem } from '../domain/inventory';
 import { toCents } from '../domain/money';
 import { OrderRequest } from '../domain/order';
 import { priceOrder } from '../domain/pricing';
-import { newReceiptId, receiptClaimId, toReceiptView, type Receipt } from '../domain/receipt';
+import { newReceipt, newReceiptId, receiptClaimId, toReceiptView, type Receipt } from '../domain/receipt';
 import { taxRateFor } from '../domain/shop';
 import { rateToPpm } from '../domain/tax-catalog';
 import { DuplicateKeyError } from '../ports/errors';
@@ -84,23 +84,23 @@ export const createOrder = async (deps: OrderDeps, caller: { wallet: string; sub
 
   const now = deps.clock.now();
   const receiptId = await claimReceiptId(deps, caller.wallet);
-  const receipt: Receipt = {
-    id: receiptId,
-    receiptId,
-    wallet: caller.wallet,
-    brandKey: deps.settings.brandKey,
-    brandName: deps.settings.brandName,
-    status: 'generated',
-    currency: 'USD',
-    lineItems: priced.lineItems,
-    totalUsd: priced.totalCents / 100,
-    jurisdictionCode: code,
-    taxRate,
-    source: 'order',
-    createdBy: caller.subscriptionId,
-    createdAt: now,
-    updatedAt: now,
-  };
+  const receipt: Receipt = newReceipt(
+    {
+      receiptId,
+      wallet: caller.wallet,
+      brandKey: deps.settings.brandKey,
+      brandName: deps.settings.brandName,
+      status: 'generated',
+      lineItems: priced.lineItems,
+      totalUsd: priced.totalCents / 100,
+      customerTotalUsd: priced.totalCents / 100,
+      jurisdictionCode: code,
+      taxRate,
+      source: 'order',
+      createdBy: caller.subscriptionId,
+    },
+    now,
+  );
   await deps.receipts.create(caller.wallet, receipt);
   return { ok: true as const, receipt: toReceiptView(receipt, deps.settings.baseUrl) };
 };

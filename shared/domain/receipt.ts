@@ -1,4 +1,6 @@
+import type { FailureCategory } from './failures';
 import type { ReceiptLine } from './pricing';
+import type { StatusActor } from './receipt-status';
 
 export const receiptStatuses = [
   'generated',
@@ -14,6 +16,36 @@ export const receiptStatuses = [
   'refunded',
 ] as const;
 export type ReceiptStatus = (typeof receiptStatuses)[number];
+
+export interface ReceiptFailure {
+  failureCode: string;
+  failureCategory: FailureCategory;
+  failureReason: string;
+  failureAction: string;
+  providerErrorCode: string | null;
+  providerRequestId: string | null;
+}
+
+export interface StatusChange {
+  status: ReceiptStatus;
+  previousStatus: ReceiptStatus;
+  at: number;
+  by: StatusActor;
+  failureCode: string | null;
+}
+
+/** A `receipt.status_updated` event waiting to be queued: written with the change, removed once queued. */
+export interface WebhookEvent {
+  eventId: string;
+  receiptId: string;
+  wallet: string;
+  target: string;
+  /** The exact bytes every attempt sends (and signs). */
+  body: string;
+  /** The subscription whose API key signs the event. */
+  signingSubscriptionId: string | null;
+  createdAt: number;
+}
 
 /** A receipt as stored: partitioned by the merchant's wallet; its id is claimed across all merchants. */
 export interface Receipt {
@@ -34,7 +66,52 @@ export interface Receipt {
   createdBy: string | null;
   createdAt: number;
   updatedAt: number;
+  previousStatus: ReceiptStatus | null;
+  statusHistory: StatusChange[];
+  pendingEvents: WebhookEvent[];
+  failure: ReceiptFailure | null;
+  webhookUrl: string | null;
+  redirectUrl: string | null;
+  transactionId: string | null;
+  metadata: Record<string, unknown> | null;
+  /** What the buyer pays, processing fee included (the server computes every payable amount). */
+  customerTotalUsd: number;
+  transactionHash: string | null;
+  buyerWallet: string | null;
+  token: string | null;
+  onrampSessionId: string | null;
+  onrampSourceAmountUsd: number | null;
+  isOnrampSessionUnique: boolean;
+  /** SHA-256 of the creation request (POST /api/receipts): a re-send with the same body is idempotent. */
+  requestHash: string | null;
 }
+
+type ReceiptCore = Pick<Receipt, 'receiptId' | 'wallet' | 'brandKey' | 'brandName' | 'status' | 'lineItems' | 'totalUsd' | 'customerTotalUsd' | 'jurisdictionCode' | 'taxRate' | 'source' | 'createdBy'>;
+
+/** A new receipt with every optional field at its "unknown" value. */
+export const newReceipt = (core: ReceiptCore, now: number, extra: Partial<Receipt> = {}): Receipt => ({
+  id: core.receiptId,
+  currency: 'USD',
+  createdAt: now,
+  updatedAt: now,
+  previousStatus: null,
+  statusHistory: [],
+  pendingEvents: [],
+  failure: null,
+  webhookUrl: null,
+  redirectUrl: null,
+  transactionId: null,
+  metadata: null,
+  transactionHash: null,
+  buyerWallet: null,
+  token: null,
+  onrampSessionId: null,
+  onrampSourceAmountUsd: null,
+  isOnrampSessionUnique: false,
+  requestHash: null,
+  ...core,
+  ...extra,
+});
 
 /** Long and random, so receipt URLs cannot be guessed: `R-` and 16 base32 characters (80 bits). */
 export const newReceiptId = (random16: string) => `R-${random16.toUpperCase()}`;
@@ -43,16 +120,36 @@ export const receiptClaimId = (receiptId: string) => `receipt:${receiptId}`;
 
 export const paymentUrlFor = (baseUrl: string, receiptId: string) => `${baseUrl}/pay/${encodeURIComponent(receiptId)}`;
 
-/** The receipt on the wire: an allow-list of fields. */
+/** The receipt on the wire: an allow-list of fields (never the signing key or pending events). */
 export const toReceiptView = (receipt: Receipt, baseUrl: string) => ({
   receiptId: receipt.receiptId,
   status: receipt.status,
   currency: receipt.currency,
   lineItems: receipt.lineItems,
   totalUsd: receipt.totalUsd,
+  customerTotalUsd: receipt.customerTotalUsd,
   jurisdictionCode: receipt.jurisdictionCode,
   taxRate: receipt.taxRate,
   brandName: receipt.brandName,
   createdAt: receipt.createdAt,
+  updatedAt: receipt.updatedAt,
   paymentUrl: paymentUrlFor(baseUrl, receipt.receiptId),
+  transactionId: receipt.transactionId,
+  metadata: receipt.metadata,
+  transactionHash: receipt.transactionHash,
+});
+
+/** The status endpoint's answer: the status and, for failures, the failure fields (null otherwise). */
+export const toStatusView = (receipt: Receipt) => ({
+  receiptId: receipt.receiptId,
+  status: receipt.status,
+  previousStatus: receipt.previousStatus,
+  updatedAt: receipt.updatedAt,
+  transactionHash: receipt.transactionHash,
+  failureCode: receipt.status === 'failed' ? (receipt.failure?.failureCode ?? null) : null,
+  failureCategory: receipt.status === 'failed' ? (receipt.failure?.failureCategory ?? null) : null,
+  failureReason: receipt.status === 'failed' ? (receipt.failure?.failureReason ?? null) : null,
+  failureAction: receipt.status === 'failed' ? (receipt.failure?.failureAction ?? null) : null,
+  providerErrorCode: receipt.status === 'failed' ? (receipt.failure?.providerErrorCode ?? null) : null,
+  providerRequestId: receipt.status === 'failed' ? (receipt.failure?.providerRequestId ?? null) : null,
 });

@@ -31,6 +31,8 @@ export const Subscription = z.object({
   keyPrefix: z.string(),
   createdAt: z.number().int(),
   revokedAt: z.number().int().nullable(),
+  /** The API key, encrypted at rest (AES-256-GCM): it signs the webhooks of receipts made with it. */
+  signingKey: z.string().optional(),
   /** Approximate (to a few minutes): when a request last came with this key. */
   lastUsedAt: z.number().int().nullable().optional(),
 });

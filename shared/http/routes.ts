@@ -12,6 +12,7 @@ import { OrderBody } from '../domain/order';
 import { PricingUpdate } from '../domain/pricing';
 import { blankAsAbsent, queryInteger, queryIntegerOr } from '../domain/query-params';
 import { receiptStatuses } from '../domain/receipt';
+import { ReceiptCreateRequest, ReceiptListQuery, ReceiptStatusQuery, ReceiptStatusUpdate } from '../domain/receipt-request';
 import { ShopConfig, ShopConfigUpdate, Slug } from '../domain/shop';
 import { Plan, Scope } from '../domain/subscription';
 
@@ -85,11 +86,50 @@ export const ReceiptView = z.object({
   currency: z.literal('USD'),
   lineItems: z.array(ReceiptLineView),
   totalUsd: z.number(),
+  customerTotalUsd: z.number(),
   jurisdictionCode: z.string().nullable(),
   taxRate: z.number().nullable(),
   brandName: z.string(),
   createdAt: z.number().int(),
+  updatedAt: z.number().int(),
   paymentUrl: z.string(),
+  transactionId: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  transactionHash: z.string().nullable(),
+});
+
+const StatusView = z.object({
+  receiptId: z.string(),
+  status: z.enum(receiptStatuses),
+  previousStatus: z.enum(receiptStatuses).nullable(),
+  updatedAt: z.number().int(),
+  transactionHash: z.string().nullable(),
+  failureCode: z.string().nullable(),
+  failureCategory: z.string().nullable(),
+  failureReason: z.string().nullable(),
+  failureAction: z.string().nullable(),
+  providerErrorCode: z.string().nullable(),
+  providerRequestId: z.string().nullable(),
+});
+
+const AttemptView = z.object({
+  eventId: z.string(),
+  attempt: z.number().int(),
+  target: z.string(),
+  state: z.enum(['sending', 'delivered', 'failed']),
+  at: z.number().int(),
+  httpStatus: z.number().int().nullable(),
+  error: z.string().nullable(),
+  durationMs: z.number().int().nullable(),
+});
+
+const SendOutcome = z.object({
+  ok: z.literal(true),
+  eventId: z.string(),
+  delivered: z.boolean(),
+  httpStatus: z.number().int().nullable(),
+  error: z.string().nullable(),
+  durationMs: z.number().int(),
 });
 
 const SplitView = z.object({
@@ -298,6 +338,84 @@ export const routes = {
       nextCursor: z.string().nullable(),
     }),
     errors: ['invalid_input', 'service_unavailable'],
+  }),
+  receiptsCreate: route({
+    name: 'receipts-create',
+    method: 'POST',
+    path: '/api/receipts',
+    auth: { kind: 'key', scope: 'receipts:write' },
+    summary: 'Create a receipt with your own id and lines (idempotent for the same body)',
+    body: ReceiptCreateRequest,
+    response: z.object({ id: z.string(), paymentUrl: z.string(), status: z.literal('pending') }),
+    successStatus: 201,
+    errors: ['invalid_input', 'conflict'],
+  }),
+  receiptsList: route({
+    name: 'receipts-list',
+    method: 'GET',
+    path: '/api/receipts',
+    auth: { kind: 'key', scope: 'receipts:read' },
+    summary: 'Your receipts, newest first, a page at a time',
+    query: ReceiptListQuery,
+    response: z.object({ receipts: z.array(ReceiptView), nextCursor: z.string().nullable() }),
+    errors: ['invalid_input'],
+  }),
+  receiptsStatusGet: route({
+    name: 'receipts-status-get',
+    method: 'GET',
+    path: '/api/receipts/status',
+    auth: { kind: 'key', scope: 'receipts:read' },
+    summary: "A receipt's status and, for a failure, its failure fields",
+    query: ReceiptStatusQuery,
+    response: StatusView,
+    errors: ['invalid_input', 'not_found'],
+  }),
+  receiptsStatusPost: route({
+    name: 'receipts-status-post',
+    method: 'POST',
+    path: '/api/receipts/status',
+    auth: { kind: 'key', scope: 'receipts:write' },
+    summary: 'Report a tracking status or a session failure (PORTAL_SESSION_*) from your backend',
+    body: ReceiptStatusUpdate,
+    response: StatusView.extend({ ok: z.literal(true), ignored: z.literal(true).optional(), reason: z.string().optional() }),
+    errors: ['invalid_input', 'forbidden', 'not_found'],
+  }),
+  receiptsGet: route({
+    name: 'receipts-get',
+    method: 'GET',
+    path: '/api/receipts/{id}',
+    auth: { kind: 'key', scope: 'receipts:read' },
+    summary: 'One of your receipts',
+    response: ReceiptView,
+    errors: ['not_found'],
+  }),
+  receiptsDeliveries: route({
+    name: 'receipts-deliveries',
+    method: 'GET',
+    path: '/api/receipts/{id}/deliveries',
+    auth: { kind: 'key', scope: 'receipts:read' },
+    summary: "The receipt's webhook delivery log: every attempt, its time, HTTP status or error, and duration",
+    response: z.object({ deliveries: z.array(AttemptView) }),
+    errors: ['not_found'],
+  }),
+  receiptsRedeliver: route({
+    name: 'receipts-redeliver',
+    method: 'POST',
+    path: '/api/receipts/{id}/deliveries/{eventId}/redeliver',
+    auth: { kind: 'key', scope: 'receipts:write' },
+    summary: 'Send a logged event again now, as a new attempt with the same delivery id and bytes',
+    response: SendOutcome.extend({ attempt: z.number().int() }),
+    errors: ['not_found'],
+  }),
+  webhooksTest: route({
+    name: 'webhooks-test',
+    method: 'POST',
+    path: '/api/webhooks/test',
+    auth: { kind: 'key', scope: 'receipts:write' },
+    summary: 'Send a signed sample receipt.status_updated to a URL and answer with the outcome',
+    body: z.object({ url: z.string().min(1).max(2048) }),
+    response: SendOutcome,
+    errors: ['invalid_input'],
   }),
   authMe: route({
     name: 'auth-me',

@@ -5,7 +5,7 @@ import { cosmosCall, fromDocument, isNotFound, translateCosmosError, type Cosmos
 
 /** A Cosmos container as a DocumentCollection; the partition key value is passed with every call. */
 export class CosmosCollection<T extends { id: string }> implements DocumentCollection<T> {
-  private readonly container: Container;
+  protected readonly container: Container;
 
   constructor(store: CosmosStore, spec: ContainerSpec) {
     this.container = store.container(spec);

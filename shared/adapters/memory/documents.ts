@@ -40,6 +40,11 @@ export class MemoryCollection<T extends { id: string }> implements DocumentColle
     return this.rows.delete(key);
   }
 
+  /** Every stored document (copies), for the in-process query adapters built on this one. */
+  protected all(): T[] {
+    return [...this.rows.values()].map((row) => structuredClone(row.value));
+  }
+
   private write(key: string, document: T) {
     const etag = randomUUID();
     this.rows.set(key, { value: structuredClone(document), etag });

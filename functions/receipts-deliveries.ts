@@ -1,0 +1,6 @@
+import { app } from '@azure/functions';
+import { listDeliveries } from '../shared/app/webhooks';
+import { httpFunction } from '../shared/http/function';
+import { routes } from '../shared/http/routes';
+
+app.http(routes.receiptsDeliveries.name, httpFunction(routes.receiptsDeliveries, ({ deps, wallet, params }) => listDeliveries(deps, wallet, params.id!)));

@@ -1,0 +1,98 @@
+/**
+ * The local host's queue and timer triggers, as the Functions host runs them: queue messages are
+ * polled from Azurite (base64, host.json's batchSize and maxPollingInterval), deleted after a
+ * successful run, made visible again after host.json's visibilityTimeout when a run throws, and
+ * moved to `<queue>-poison` after maxDequeueCount tries. Timers run on their NCRONTAB schedule.
+ */
+import hostJson from '../../host.json';
+import type { QueueStore } from '../../shared/adapters/storage-queue/client';
+import { queueFunctions, timerFunctions } from '../../shared/http/triggers';
+
+/** `hh:mm:ss[.fff]` (host.json's TimeSpan) in milliseconds. */
+export const timeSpanMs = (text: string): number => {
+  const match = /^(\d+):(\d+):(\d+(?:\.\d+)?)$/.exec(text);
+  if (!match) throw new Error(`not a TimeSpan: ${text}`);
+  return Math.round(((Number(match[1]) * 60 + Number(match[2])) * 60 + Number(match[3])) * 1000);
+};
+
+// The schedules this host runs: every N seconds ("*/N * * * * *"). Anything else is refused at start.
+export const scheduleIntervalMs = (schedule: string): number => {
+  const match = /^\*\/(\d+) \* \* \* \* \*$/.exec(schedule.trim());
+  if (!match || Number(match[1]) < 1) throw new Error(`the local host runs timers of the form */N * * * * * only, not "${schedule}"`);
+  return Number(match[1]) * 1000;
+};
+
+const settings = hostJson.extensions.queues;
+export const queueSettings = {
+  batchSize: settings.batchSize,
+  maxDequeueCount: settings.maxDequeueCount,
+  visibilityTimeoutMs: timeSpanMs(settings.visibilityTimeout),
+  pollMs: Math.min(timeSpanMs(settings.maxPollingInterval), 500),
+};
+
+/** While a run is in progress its message stays invisible this long (the host renews it; runs here are short). */
+const RUN_VISIBILITY_S = 600;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface Triggers {
+  stop(): Promise<void>;
+}
+
+export const startTriggers = (queues: QueueStore, log: (line: string) => void = () => {}): Triggers => {
+  let stopped = false;
+  const loops: Promise<void>[] = [];
+
+  for (const [name, fn] of queueFunctions) {
+    const queue = queues.queue(fn.queueName);
+    const poison = queues.queue(`${fn.queueName}-poison`);
+    const handle = async (item: { messageId: string; popReceipt: string; messageText: string; dequeueCount: number }) => {
+      try {
+        await fn.run(Buffer.from(item.messageText, 'base64').toString('utf8'), item.dequeueCount);
+        await queue.deleteMessage(item.messageId, item.popReceipt);
+      } catch (error) {
+        log(`${name}: run ${item.dequeueCount} of message ${item.messageId} failed: ${error instanceof Error ? error.message : String(error)}`);
+        if (item.dequeueCount >= queueSettings.maxDequeueCount) {
+          await poison.sendMessage(item.messageText);
+          await queue.deleteMessage(item.messageId, item.popReceipt);
+        } else {
+          await queue.updateMessage(item.messageId, item.popReceipt, undefined, queueSettings.visibilityTimeoutMs / 1000);
+        }
+      }
+    };
+    loops.push(
+      (async () => {
+        while (!stopped) {
+          let received = 0;
+          try {
+            const { receivedMessageItems } = await queue.receiveMessages({ numberOfMessages: queueSettings.batchSize, visibilityTimeout: RUN_VISIBILITY_S });
+            received = receivedMessageItems.length;
+            await Promise.all(receivedMessageItems.map((item) => handle(item).catch((error: unknown) => log(`${name}: ${String(error)}`))));
+          } catch (error) {
+            if (!stopped) log(`${name}: polling ${fn.queueName} failed: ${error instanceof Error ? error.message : String(error)}`);
+          }
+          if (received === 0 && !stopped) await sleep(queueSettings.pollMs);
+        }
+      })(),
+    );
+  }
+
+  const timers = [...timerFunctions].map(([name, fn]) => {
+    let running = false;
+    return setInterval(() => {
+      if (running || stopped) return;
+      running = true;
+      fn.run()
+        .catch((error: unknown) => log(`${name}: ${error instanceof Error ? error.message : String(error)}`))
+        .finally(() => (running = false));
+    }, scheduleIntervalMs(fn.schedule));
+  });
+
+  return {
+    stop: async () => {
+      stopped = true;
+      timers.forEach(clearInterval);
+      await Promise.all(loops);
+    },
+  };
+};

@@ -1,0 +1,52 @@
+import type { SqlParameter } from '@azure/cosmos';
+import { decodeCursor, encodeCursor } from '../../domain/cursor';
+import type { Receipt, ReceiptStatus } from '../../domain/receipt';
+import type { ReceiptRepository } from '../../ports/receipts';
+import { containers } from '../../registry';
+import { cosmosCall, fromDocument, type CosmosStore } from './client';
+import { CosmosCollection } from './documents';
+
+export class CosmosReceiptRepository extends CosmosCollection<Receipt> implements ReceiptRepository {
+  constructor(store: CosmosStore) {
+    super(store, containers.receipts);
+  }
+
+  /** Keyset paging on (createdAt, id), newest first: one partition, stable under concurrent writes. */
+  async listByWallet(wallet: string, query: { limit: number; cursor?: string; status?: ReceiptStatus }) {
+    const clauses = ['c.wallet = @wallet'];
+    const parameters: SqlParameter[] = [{ name: '@wallet', value: wallet }, { name: '@n', value: query.limit + 1 }];
+    if (query.status) {
+      clauses.push('c.status = @status');
+      parameters.push({ name: '@status', value: query.status });
+    }
+    if (query.cursor) {
+      const after = decodeCursor(query.cursor);
+      clauses.push('(c.createdAt < @t OR (c.createdAt = @t AND c.id < @id))');
+      parameters.push({ name: '@t', value: after.createdAt }, { name: '@id', value: after.id });
+    }
+    const { resources } = await cosmosCall(() =>
+      this.container.items
+        .query<Record<string, unknown>>(
+          { query: `SELECT TOP @n * FROM c WHERE ${clauses.join(' AND ')} ORDER BY c.createdAt DESC, c.id DESC`, parameters },
+          { partitionKey: wallet },
+        )
+        .fetchAll(),
+    );
+    const found = resources.map((document) => fromDocument<Receipt>(document).value);
+    const receipts = found.slice(0, query.limit);
+    const last = receipts.at(-1);
+    return { receipts, nextCursor: found.length > query.limit && last ? encodeCursor(last.createdAt, last.id) : null };
+  }
+
+  async withPendingEvents(limit: number) {
+    const { resources } = await cosmosCall(() =>
+      this.container.items
+        .query<Record<string, unknown>>({
+          query: 'SELECT TOP @n * FROM c WHERE ARRAY_LENGTH(c.pendingEvents) > 0',
+          parameters: [{ name: '@n', value: limit }],
+        })
+        .fetchAll(),
+    );
+    return resources.map((document) => fromDocument<Receipt>(document).value);
+  }
+}

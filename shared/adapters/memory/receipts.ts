@@ -1,0 +1,25 @@
+import { decodeCursor, encodeCursor } from '../../domain/cursor';
+import type { Receipt, ReceiptStatus } from '../../domain/receipt';
+import type { ReceiptRepository } from '../../ports/receipts';
+import { MemoryCollection } from './documents';
+
+const newestFirst = (a: Receipt, b: Receipt) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+export class MemoryReceiptRepository extends MemoryCollection<Receipt> implements ReceiptRepository {
+  async listByWallet(wallet: string, query: { limit: number; cursor?: string; status?: ReceiptStatus }) {
+    const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+    const matching = this.all()
+      .filter((receipt) => receipt.wallet === wallet && (!query.status || receipt.status === query.status))
+      .filter((receipt) => !after || receipt.createdAt < after.createdAt || (receipt.createdAt === after.createdAt && receipt.id < after.id))
+      .sort(newestFirst);
+    const receipts = matching.slice(0, query.limit);
+    const last = receipts.at(-1);
+    return { receipts, nextCursor: matching.length > query.limit && last ? encodeCursor(last.createdAt, last.id) : null };
+  }
+
+  async withPendingEvents(limit: number) {
+    return this.all()
+      .filter((receipt) => receipt.pendingEvents.length > 0)
+      .slice(0, limit);
+  }
+}

@@ -1,0 +1,128 @@
+import { DomainError } from '../domain/errors';
+import { toCents } from '../domain/money';
+import { PROCESSING_FEE_LABEL, totalWithFeesCents } from '../domain/pricing';
+import { newReceipt, paymentUrlFor, receiptClaimId, receiptStatuses, toReceiptView, toStatusView, type Receipt, type ReceiptStatus } from '../domain/receipt';
+import { requestHash, type ReceiptCreateRequest } from '../domain/receipt-request';
+import { webhookTargetProblem } from '../domain/webhook-target';
+import { DuplicateKeyError } from '../ports/errors';
+import type { AppDeps } from './deps';
+import { loadMerchant } from './merchants';
+import { currentPricing } from './pricing';
+import { changeStatus } from './receipt-status';
+
+type ReceiptDeps = Pick<AppDeps, 'receipts' | 'claims' | 'merchants' | 'platform' | 'queue' | 'clock' | 'settings'>;
+
+const conflict = (id: string, why: string) => new DomainError('conflict', `receipt ${id} ${why}`, { field: 'id' });
+
+/**
+ * A merchant's own receipt, sent whole. Ids are global (the portal URL has none of the merchant):
+ * a claim makes each one unique; the same request again answers the original 201.
+ */
+export const createReceipt = async (deps: ReceiptDeps, caller: { wallet: string; subscriptionId: string | null }, request: ReceiptCreateRequest) => {
+  if (request.webhook_url) {
+    const problem = webhookTargetProblem(request.webhook_url, deps.settings.development);
+    if (problem) throw new DomainError('invalid_input', `webhook_url: ${problem}`, { field: 'webhook_url' });
+  }
+  const answer = { id: request.id, paymentUrl: paymentUrlFor(deps.settings.baseUrl, request.id), status: 'pending' as const };
+  const hash = requestHash(request);
+  const claimId = receiptClaimId(request.id);
+  try {
+    await deps.claims.create(claimId, { id: claimId, owner: caller.wallet, createdAt: deps.clock.now() });
+  } catch (error) {
+    if (!(error instanceof DuplicateKeyError)) throw error;
+    const claim = await deps.claims.get(claimId, claimId);
+    if (claim && claim.value.owner !== caller.wallet) throw conflict(request.id, 'belongs to another merchant');
+    const existing = await deps.receipts.get(caller.wallet, request.id);
+    if (existing) {
+      if (existing.value.requestHash === hash) return answer;
+      throw conflict(request.id, 'exists with a different body');
+    }
+    // Claimed by this merchant but never written (a crash between the two): write it now.
+  }
+
+  const merchant = await loadMerchant(deps, caller.wallet);
+  const customerTotalUsd = request.lineItems.some((line) => line.label === PROCESSING_FEE_LABEL)
+    ? request.totalUsd
+    : totalWithFeesCents(
+        toCents(request.totalUsd),
+        toCents(merchant.shop.processingFeePct),
+        merchant.split ? merchant.split.platformFeeBps + merchant.split.partnerFeeBps : await currentFees(deps),
+      ) / 100;
+  const receipt = newReceipt(
+    {
+      receiptId: request.id,
+      wallet: caller.wallet,
+      brandKey: deps.settings.brandKey,
+      brandName: deps.settings.brandName,
+      status: 'pending',
+      lineItems: request.lineItems,
+      totalUsd: request.totalUsd,
+      customerTotalUsd,
+      jurisdictionCode: null,
+      taxRate: null,
+      source: 'api',
+      createdBy: caller.subscriptionId,
+    },
+    deps.clock.now(),
+    {
+      webhookUrl: request.webhook_url ?? null,
+      redirectUrl: request.redirect_url ?? null,
+      transactionId: request.transactionId ?? null,
+      metadata: request.metadata ?? null,
+      requestHash: hash,
+    },
+  );
+  try {
+    await deps.receipts.create(caller.wallet, receipt);
+  } catch (error) {
+    if (!(error instanceof DuplicateKeyError)) throw error;
+    const existing = await deps.receipts.get(caller.wallet, request.id);
+    if (existing?.value.requestHash !== hash) throw conflict(request.id, 'exists with a different body');
+  }
+  return answer;
+};
+
+const currentFees = async (deps: ReceiptDeps) => {
+  const pricing = await currentPricing(deps, deps.settings.brandKey);
+  return pricing.platformFeeBps + (pricing.partnerWallet ? pricing.partnerFeeBps : 0);
+};
+
+const loadOwn = async (deps: Pick<AppDeps, 'receipts'>, wallet: string, id: string): Promise<Receipt> => {
+  const stored = await deps.receipts.get(wallet, id);
+  if (!stored) throw new DomainError('not_found', `receipt ${id} not found`);
+  return stored.value;
+};
+
+export const getReceipt = async (deps: Pick<AppDeps, 'receipts' | 'settings'>, wallet: string, id: string) =>
+  toReceiptView(await loadOwn(deps, wallet, id), deps.settings.baseUrl);
+
+export const listReceipts = async (
+  deps: Pick<AppDeps, 'receipts' | 'settings'>,
+  wallet: string,
+  query: { limit: number; cursor?: string; status?: ReceiptStatus },
+) => {
+  const page = await deps.receipts.listByWallet(wallet, query);
+  return { receipts: page.receipts.map((receipt) => toReceiptView(receipt, deps.settings.baseUrl)), nextCursor: page.nextCursor };
+};
+
+export const getReceiptStatus = async (deps: Pick<AppDeps, 'receipts'>, wallet: string, id: string) => toStatusView(await loadOwn(deps, wallet, id));
+
+/** A merchant backend reports a tracking status or a session failure; the state machine decides. */
+export const reportReceiptStatus = async (
+  deps: Pick<AppDeps, 'receipts' | 'merchants' | 'queue' | 'clock'>,
+  wallet: string,
+  input: { id: string; status: string; failureCode?: string },
+) => {
+  if (!(receiptStatuses as readonly string[]).includes(input.status)) {
+    throw new DomainError('invalid_input', `status: must be one of ${receiptStatuses.join(', ')}`, { field: 'status' });
+  }
+  const outcome = await changeStatus(deps, {
+    wallet,
+    receiptId: input.id,
+    status: input.status as ReceiptStatus,
+    actor: 'merchant',
+    ...(input.failureCode && { failure: { code: input.failureCode } }),
+  });
+  const view = toStatusView(outcome.receipt);
+  return outcome.ignored ? { ok: true as const, ignored: true as const, reason: outcome.reason, ...view } : { ok: true as const, ...view };
+};

@@ -1,0 +1,78 @@
+import { createHmac } from 'node:crypto';
+import type { Receipt } from './receipt';
+
+export const WEBHOOK_EVENT = 'receipt.status_updated';
+export const WEBHOOK_USER_AGENT = 'Service-Webhook/1.0';
+export const WEBHOOK_TIMEOUT_MS = 5_000;
+export const WEBHOOK_RETRY_DELAY_S = 5;
+export const WEBHOOK_ATTEMPTS = 2;
+
+/** Every body field of the interface document, in its order; null where unknown. */
+export const webhookBody = (receipt: Receipt, timestamp: number) => ({
+  event: WEBHOOK_EVENT,
+  receiptId: receipt.receiptId,
+  status: receipt.status,
+  previousStatus: receipt.previousStatus,
+  failureCode: receipt.status === 'failed' ? (receipt.failure?.failureCode ?? null) : null,
+  failureCategory: receipt.status === 'failed' ? (receipt.failure?.failureCategory ?? null) : null,
+  failureReason: receipt.status === 'failed' ? (receipt.failure?.failureReason ?? null) : null,
+  failureAction: receipt.status === 'failed' ? (receipt.failure?.failureAction ?? null) : null,
+  providerErrorCode: receipt.status === 'failed' ? (receipt.failure?.providerErrorCode ?? null) : null,
+  providerRequestId: receipt.status === 'failed' ? (receipt.failure?.providerRequestId ?? null) : null,
+  transactionHash: receipt.transactionHash,
+  buyerWallet: receipt.buyerWallet,
+  merchantWallet: receipt.wallet,
+  totalUsd: receipt.totalUsd,
+  customerTotalUsd: receipt.customerTotalUsd,
+  onrampSourceAmountUsd: receipt.onrampSourceAmountUsd,
+  onrampSessionId: receipt.onrampSessionId,
+  isOnrampSessionUnique: receipt.isOnrampSessionUnique,
+  token: receipt.token,
+  transactionId: receipt.transactionId,
+  metadata: receipt.metadata,
+  brandKey: receipt.brandKey,
+  timestamp,
+});
+
+/** `sha256=<hex HMAC-SHA256 of the exact body bytes>`, keyed with the merchant's API key. */
+export const signWebhook = (secret: string, body: string): string => `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
+
+export const webhookHeaders = (prefix: string, input: { eventId: string; signature: string; timestamp: number }): Record<string, string> => ({
+  'Content-Type': 'application/json',
+  [`${prefix}Signature`]: input.signature,
+  [`${prefix}Event`]: WEBHOOK_EVENT,
+  [`${prefix}Delivery`]: input.eventId,
+  [`${prefix}Timestamp`]: String(input.timestamp),
+  'User-Agent': WEBHOOK_USER_AGENT,
+});
+
+/** One attempt at delivering an event, as the delivery log keeps it (its id `<eventId>:<attempt>` is claimed before sending). */
+export interface DeliveryAttempt {
+  id: string;
+  receiptId: string;
+  wallet: string;
+  eventId: string;
+  attempt: number;
+  target: string;
+  body: string;
+  signingSubscriptionId: string | null;
+  state: 'sending' | 'delivered' | 'failed';
+  startedAt: number;
+  httpStatus: number | null;
+  error: string | null;
+  durationMs: number | null;
+}
+
+export const attemptId = (eventId: string, attempt: number) => `${eventId}:${attempt}`;
+
+/** The delivery log on the wire: what happened, not the body or the secret. */
+export const toAttemptView = (attempt: DeliveryAttempt) => ({
+  eventId: attempt.eventId,
+  attempt: attempt.attempt,
+  target: attempt.target,
+  state: attempt.state,
+  at: attempt.startedAt,
+  httpStatus: attempt.httpStatus,
+  error: attempt.error,
+  durationMs: attempt.durationMs,
+});

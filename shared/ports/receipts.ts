@@ -1,0 +1,16 @@
+import type { Receipt, ReceiptStatus } from '../domain/receipt';
+import type { DocumentCollection } from './documents';
+
+export interface ReceiptPage {
+  receipts: Receipt[];
+  /** Opaque; null on the last page. */
+  nextCursor: string | null;
+}
+
+/** Receipts by merchant wallet, plus the two queries the service needs. */
+export interface ReceiptRepository extends DocumentCollection<Receipt> {
+  /** Newest first (createdAt, then id), a page at a time; one partition. */
+  listByWallet(wallet: string, query: { limit: number; cursor?: string; status?: ReceiptStatus }): Promise<ReceiptPage>;
+  /** Receipts whose status events were written but not yet queued (the events relay's work; cross-partition, rare). */
+  withPendingEvents(limit: number): Promise<Receipt[]>;
+}
