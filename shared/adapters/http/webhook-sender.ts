@@ -9,7 +9,7 @@ import type { SendResult, WebhookSender } from '../../ports/webhooks';
  * Resolves the host once and refuses a non-public address: the connection uses exactly the address
  * checked here (no second lookup, so DNS rebinding cannot swap it).
  */
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, '', 4);
     const list = addresses as unknown as LookupAddress[];
