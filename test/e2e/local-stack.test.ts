@@ -1,63 +1,21 @@
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { JsonRpcProvider } from 'ethers';
 import { afterAll, describe, expect, it } from 'vitest';
+import { call, root, stackEnv, startStack, stopStack, tsx, waitFor, type StartedStack } from '../support/stack';
 
-/** Drives `npm start` (scripts/start.ts) and `npm run keys` as a user would, over HTTP, in a data folder of its own. */
-const root = resolve(__dirname, '../..');
-const tsx = join(root, 'node_modules/.bin/tsx');
+/** Drives `npm start` and `npm run keys` as a user would, over HTTP, in a data folder of its own. */
 const dataDir = mkdtempSync(join(tmpdir(), 'stack-e2e-'));
-const env = { ...process.env, PORT: '0', DATA_DIR: dataDir, BASE_URL: '' };
+const env = stackEnv(dataDir);
 const run = promisify(execFile);
-
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  baseUrl: string;
-  apiKey: string;
-}
-
-const waitFor = async <T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 30_000): Promise<T> => {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-};
-
-const start = async (): Promise<Started> => {
-  const child = spawn(tsx, ['scripts/start.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const apiKey = await waitFor('the start banner', () => /Demo API key\s+(\S+)/.exec(output)?.[1]);
-  const baseUrl = /Service running at (\S+)/.exec(output)![1]!;
-  return { child, output: () => output, baseUrl, apiKey };
-};
-
-const stop = (started: Started) =>
-  new Promise<number | null>((done) => {
-    started.child.once('exit', (code) => done(code));
-    started.child.kill('SIGINT');
-  });
-
+const start = () => startStack(env);
+const stop = stopStack;
 const keys = async (...args: string[]) => (await run(tsx, ['scripts/keys.ts', ...args], { cwd: root, env })).stdout;
 
-const call = async (baseUrl: string, path: string, init: { method?: string; key?: string; body?: unknown } = {}) => {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method: init.method ?? 'GET',
-    headers: { ...(init.key && { 'Ocp-Apim-Subscription-Key': init.key }), 'content-type': 'application/json' },
-    ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
-  });
-  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
-};
-
-let running: Started | undefined;
+let running: StartedStack | undefined;
 afterAll(async () => {
   if (running && running.child.exitCode === null) await stop(running);
   rmSync(dataDir, { recursive: true, force: true });
