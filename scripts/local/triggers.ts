@@ -22,12 +22,12 @@ export const scheduleIntervalMs = (schedule: string): number => {
   return Number(match[1]) * 1000;
 };
 
-const settings = hostJson.extensions.queues;
+const hostQueues = hostJson.extensions.queues;
 export const queueSettings = {
-  batchSize: settings.batchSize,
-  maxDequeueCount: settings.maxDequeueCount,
-  visibilityTimeoutMs: timeSpanMs(settings.visibilityTimeout),
-  pollMs: Math.min(timeSpanMs(settings.maxPollingInterval), 500),
+  batchSize: hostQueues.batchSize,
+  maxDequeueCount: hostQueues.maxDequeueCount,
+  visibilityTimeoutMs: timeSpanMs(hostQueues.visibilityTimeout),
+  pollMs: Math.min(timeSpanMs(hostQueues.maxPollingInterval), 500),
 };
 
 /** While a run is in progress its message stays invisible this long (the host renews it; runs here are short). */
@@ -39,7 +39,7 @@ export interface Triggers {
   stop(): Promise<void>;
 }
 
-export const startTriggers = (queues: QueueStore, log: (line: string) => void = () => {}): Triggers => {
+export const startTriggers = (queues: QueueStore, log: (line: string) => void = () => {}, settings = queueSettings): Triggers => {
   let stopped = false;
   const loops: Promise<void>[] = [];
 
@@ -52,11 +52,11 @@ export const startTriggers = (queues: QueueStore, log: (line: string) => void = 
         await queue.deleteMessage(item.messageId, item.popReceipt);
       } catch (error) {
         log(`${name}: run ${item.dequeueCount} of message ${item.messageId} failed: ${error instanceof Error ? error.message : String(error)}`);
-        if (item.dequeueCount >= queueSettings.maxDequeueCount) {
+        if (item.dequeueCount >= settings.maxDequeueCount) {
           await poison.sendMessage(item.messageText);
           await queue.deleteMessage(item.messageId, item.popReceipt);
         } else {
-          await queue.updateMessage(item.messageId, item.popReceipt, undefined, queueSettings.visibilityTimeoutMs / 1000);
+          await queue.updateMessage(item.messageId, item.popReceipt, undefined, settings.visibilityTimeoutMs / 1000);
         }
       }
     };
@@ -65,13 +65,13 @@ export const startTriggers = (queues: QueueStore, log: (line: string) => void = 
         while (!stopped) {
           let received = 0;
           try {
-            const { receivedMessageItems } = await queue.receiveMessages({ numberOfMessages: queueSettings.batchSize, visibilityTimeout: RUN_VISIBILITY_S });
+            const { receivedMessageItems } = await queue.receiveMessages({ numberOfMessages: settings.batchSize, visibilityTimeout: RUN_VISIBILITY_S });
             received = receivedMessageItems.length;
             await Promise.all(receivedMessageItems.map((item) => handle(item).catch((error: unknown) => log(`${name}: ${String(error)}`))));
           } catch (error) {
             if (!stopped) log(`${name}: polling ${fn.queueName} failed: ${error instanceof Error ? error.message : String(error)}`);
           }
-          if (received === 0 && !stopped) await sleep(queueSettings.pollMs);
+          if (received === 0 && !stopped) await sleep(settings.pollMs);
         }
       })(),
     );

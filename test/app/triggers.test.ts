@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queueSettings, scheduleIntervalMs, startTriggers, timeSpanMs } from '../../scripts/local/triggers';
+import { startQueueServer, type QueueServer } from '../../scripts/local/servers';
+import { connectQueues, ensureQueues } from '../../shared/adapters/storage-queue/client';
+import { encodeQueueMessage } from '../../shared/adapters/storage-queue/event-queue';
+import { memoryDeps, setDeps } from '../../shared/composition';
+import '../../scripts/local/functions';
+
+let server: QueueServer;
+beforeAll(async () => {
+  server = await startQueueServer();
+});
+afterAll(() => server.close());
+
+describe('the local host’s triggers', () => {
+  it('reads host.json: batch size, dequeue limit, retry visibility and a poll of at most 500 ms', () => {
+    expect(queueSettings).toEqual({ batchSize: 16, maxDequeueCount: 5, visibilityTimeoutMs: 5_000, pollMs: 500 });
+    expect(timeSpanMs('00:00:00.500')).toBe(500);
+    expect(scheduleIntervalMs('*/5 * * * * *')).toBe(5_000);
+    expect(() => scheduleIntervalMs('0 0 * * * *')).toThrow(/\*\/N/);
+  });
+
+  it('moves a message that keeps failing to <queue>-poison after maxDequeueCount tries, and deletes handled ones', async () => {
+    setDeps(memoryDeps());
+    const queues = connectQueues(server.connectionString);
+    await ensureQueues(queues);
+    const lines: string[] = [];
+    const triggers = startTriggers(queues, (line) => lines.push(line), { ...queueSettings, visibilityTimeoutMs: 0, pollMs: 50 });
+    try {
+      await queues.queue('webhooks').sendMessage(encodeQueueMessage({ not: 'a webhook message' }));
+      const poison = queues.queue('webhooks-poison');
+      let peeked: string[] = [];
+      for (let n = 0; n < 100 && peeked.length === 0; n++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        peeked = (await poison.peekMessages({ numberOfMessages: 5 })).peekedMessageItems.map((item) => Buffer.from(item.messageText, 'base64').toString('utf8'));
+      }
+      expect(peeked).toEqual([JSON.stringify({ not: 'a webhook message' })]);
+      expect(lines.filter((line) => line.includes('malformed message'))).toHaveLength(5);
+      expect((await queues.queue('webhooks').peekMessages()).peekedMessageItems).toEqual([]);
+    } finally {
+      await triggers.stop();
+    }
+  }, 20_000);
+});
