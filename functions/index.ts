@@ -30,3 +30,4 @@ import './receipts-get';
 import './receipts-deliveries';
 import './receipts-redeliver';
 import './webhooks-test';
+import './outbox-apply';

@@ -1,9 +1,9 @@
 import { app } from '@azure/functions';
-import { deleteInventoryItem } from '../shared/app/inventory-delete';
+import { deleteInventoryOrAccept } from '../shared/app/degraded-writes';
 import { httpFunction } from '../shared/http/function';
 import { routes } from '../shared/http/routes';
 
 app.http(
   routes.inventoryDelete.name,
-  httpFunction(routes.inventoryDelete, ({ deps, wallet, query }) => deleteInventoryItem(deps, wallet, query.id)),
+  httpFunction(routes.inventoryDelete, ({ deps, wallet, query }) => deleteInventoryOrAccept(deps, wallet, query.id)),
 );

@@ -1,9 +1,9 @@
 import { app } from '@azure/functions';
-import { upsertInventoryItem } from '../shared/app/inventory-upsert';
+import { upsertInventoryOrAccept } from '../shared/app/degraded-writes';
 import { httpFunction } from '../shared/http/function';
 import { routes } from '../shared/http/routes';
 
 app.http(
   routes.inventoryUpsert.name,
-  httpFunction(routes.inventoryUpsert, ({ deps, wallet, body }) => upsertInventoryItem(deps, wallet, body)),
+  httpFunction(routes.inventoryUpsert, ({ deps, wallet, body }) => upsertInventoryOrAccept(deps, wallet, body)),
 );

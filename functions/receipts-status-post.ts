@@ -1,6 +1,6 @@
 import { app } from '@azure/functions';
-import { reportReceiptStatus } from '../shared/app/receipts';
+import { reportStatusOrAccept } from '../shared/app/degraded-writes';
 import { httpFunction } from '../shared/http/function';
 import { routes } from '../shared/http/routes';
 
-app.http(routes.receiptsStatusPost.name, httpFunction(routes.receiptsStatusPost, ({ deps, wallet, body }) => reportReceiptStatus(deps, wallet, body)));
+app.http(routes.receiptsStatusPost.name, httpFunction(routes.receiptsStatusPost, ({ deps, wallet, body }) => reportStatusOrAccept(deps, wallet, body)));

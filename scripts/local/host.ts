@@ -11,6 +11,8 @@ import { hashApiKey } from '../../shared/domain/subscription';
 import { serializeCookie } from '../../shared/http/cookies';
 import { toErrorResponse } from '../../shared/http/errors';
 import { DomainError } from '../../shared/domain/errors';
+import { SUBSCRIPTION_FALLBACK_MS } from '../../shared/http/auth';
+import { StoreUnavailableError } from '../../shared/ports/errors';
 import {
   API_KEY_HEADERS,
   CORRELATION_HEADER,
@@ -69,7 +71,14 @@ export const createLocalHost = ({ deps, routes, functions, log = () => {} }: Loc
     const now = Date.now();
     const hit = keyCache.get(hash);
     if (hit && now - hit.at < KEY_CACHE_MS) return hit.id;
-    const id = await deps.subscriptions.findIdByKeyHash(hash);
+    let id: string | undefined;
+    try {
+      id = await deps.subscriptions.findIdByKeyHash(hash);
+    } catch (error) {
+      // Like API Management, which validates keys without the store: known keys keep working in an outage.
+      if (error instanceof StoreUnavailableError && hit && now - hit.at < SUBSCRIPTION_FALLBACK_MS) return hit.id;
+      throw error;
+    }
     if (keyCache.size > 10_000) keyCache.clear();
     keyCache.set(hash, { at: now, id });
     return id;

@@ -5,6 +5,8 @@ import type { AppDeps } from './deps';
 
 const MAX_ATTEMPTS = 10;
 
+export const newInventoryId = (ids: Pick<AppDeps['ids'], 'random'>) => `itm_${ids.random(10)}`;
+
 /**
  * Creates or replaces an item. With `id`: that item of this merchant (404 otherwise). Without: the
  * merchant's item with this sku, else a new item. A sku belongs to one item per merchant; the store's
@@ -14,6 +16,8 @@ export const upsertInventoryItem = async (
   deps: Pick<AppDeps, 'inventory' | 'clock' | 'ids'>,
   wallet: string,
   input: InventoryUpsertInput,
+  /** The id a new item gets (an outbox write keeps the id it was answered with); random otherwise. */
+  newId?: string,
 ): Promise<{ ok: true; item: InventoryItem }> => {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const existing = input.id
@@ -27,7 +31,7 @@ export const upsertInventoryItem = async (
         await deps.inventory.replace(item, existing.etag);
         return { ok: true, item: toInventoryItemView(item) };
       }
-      const item = buildInventoryItem(input, { id: `itm_${deps.ids.random(10)}`, wallet, createdAt: now }, now);
+      const item = buildInventoryItem(input, { id: newId ?? newInventoryId(deps.ids), wallet, createdAt: now }, now);
       await deps.inventory.create(item);
       return { ok: true, item: toInventoryItemView(item) };
     } catch (error) {

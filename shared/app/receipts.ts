@@ -4,7 +4,7 @@ import { PROCESSING_FEE_LABEL, totalWithFeesCents } from '../domain/pricing';
 import { newReceipt, paymentUrlFor, receiptClaimId, receiptStatuses, toReceiptView, toStatusView, type Receipt, type ReceiptStatus } from '../domain/receipt';
 import { requestHash, type ReceiptCreateRequest } from '../domain/receipt-request';
 import { webhookTargetProblem } from '../domain/webhook-target';
-import { DuplicateKeyError } from '../ports/errors';
+import { DuplicateKeyError, StoreUnavailableError } from '../ports/errors';
 import type { AppDeps } from './deps';
 import { loadMerchant } from './merchants';
 import { currentPricing } from './pricing';
@@ -96,13 +96,33 @@ const loadOwn = async (deps: Pick<AppDeps, 'receipts'>, wallet: string, id: stri
 export const getReceipt = async (deps: Pick<AppDeps, 'receipts' | 'settings'>, wallet: string, id: string) =>
   toReceiptView(await loadOwn(deps, wallet, id), deps.settings.baseUrl);
 
+type ReceiptListing = { receipts: ReturnType<typeof toReceiptView>[]; nextCursor: string | null; degraded?: true };
+const recentListings = new WeakMap<object, Map<string, ReceiptListing>>();
+const MAX_CACHED_LISTINGS = 1_000;
+
+/**
+ * A page of the merchant's receipts. This instance remembers the pages it served: while the store
+ * is unreachable it answers the last one for the same query, marked `degraded`.
+ */
 export const listReceipts = async (
   deps: Pick<AppDeps, 'receipts' | 'settings'>,
   wallet: string,
   query: { limit: number; cursor?: string; status?: ReceiptStatus },
-) => {
-  const page = await deps.receipts.listByWallet(wallet, query);
-  return { receipts: page.receipts.map((receipt) => toReceiptView(receipt, deps.settings.baseUrl)), nextCursor: page.nextCursor };
+): Promise<ReceiptListing> => {
+  let cache = recentListings.get(deps.receipts);
+  if (!cache) recentListings.set(deps.receipts, (cache = new Map()));
+  const key = JSON.stringify([wallet, query.limit, query.cursor ?? null, query.status ?? null]);
+  try {
+    const page = await deps.receipts.listByWallet(wallet, query);
+    const listing = { receipts: page.receipts.map((receipt) => toReceiptView(receipt, deps.settings.baseUrl)), nextCursor: page.nextCursor };
+    if (cache.size >= MAX_CACHED_LISTINGS) cache.delete(cache.keys().next().value!);
+    cache.set(key, listing);
+    return listing;
+  } catch (error) {
+    const cached = cache.get(key);
+    if (error instanceof StoreUnavailableError && cached) return { ...cached, degraded: true };
+    throw error;
+  }
 };
 
 export const getReceiptStatus = async (deps: Pick<AppDeps, 'receipts'>, wallet: string, id: string) => toStatusView(await loadOwn(deps, wallet, id));

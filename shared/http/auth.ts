@@ -1,6 +1,7 @@
 import type { AppDeps } from '../app/deps';
 import { resolveSession, sameSecret, sha256Hex } from '../app/auth';
 import { DomainError } from '../domain/errors';
+import { StoreUnavailableError } from '../ports/errors';
 import { rolesOf, type Session } from '../domain/session';
 import { hasScope, type Subscription } from '../domain/subscription';
 import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, parseCookies } from './cookies';
@@ -19,6 +20,9 @@ export interface Access {
 
 const cache = new WeakMap<AppDeps, Map<string, { at: number; subscription: Subscription | undefined }>>();
 
+/** While the store is unreachable, a record read this recently still answers (known keys keep working). */
+export const SUBSCRIPTION_FALLBACK_MS = 5 * 60 * 1000;
+
 /** The subscription record behind a gateway-stamped id, kept in memory for a short while. */
 const loadSubscription = async (deps: AppDeps, id: string): Promise<Subscription | undefined> => {
   let entries = cache.get(deps);
@@ -26,7 +30,13 @@ const loadSubscription = async (deps: AppDeps, id: string): Promise<Subscription
   const now = deps.clock.now();
   const hit = entries.get(id);
   if (hit && now - hit.at < deps.settings.subscriptionCacheMs) return hit.subscription;
-  const subscription = await deps.subscriptions.get(id);
+  let subscription: Subscription | undefined;
+  try {
+    subscription = await deps.subscriptions.get(id);
+  } catch (error) {
+    if (error instanceof StoreUnavailableError && hit && now - hit.at < SUBSCRIPTION_FALLBACK_MS) return hit.subscription;
+    throw error;
+  }
   if (entries.size > 10_000) entries.clear();
   entries.set(id, { at: now, subscription });
   return subscription;

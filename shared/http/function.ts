@@ -100,6 +100,9 @@ const parseBody = (spec: RouteSpec, text: unknown): unknown => {
   return parsed.data;
 };
 
+/** A write accepted into the outbox while the store is down answers 200, whatever its usual status. */
+const isDegraded = (body: unknown) => typeof body === 'object' && body !== null && (body as { degraded?: unknown }).degraded === true;
+
 const tooLarge = () => new DomainError('payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`);
 
 /**
@@ -135,7 +138,7 @@ export const httpFunction = <Q extends z.ZodType, B extends z.ZodType, R extends
         },
         correlationId,
       });
-      const reply = result instanceof Reply ? result : new Reply(spec.successStatus ?? 200, result);
+      const reply = result instanceof Reply ? result : new Reply(isDegraded(result) ? 200 : (spec.successStatus ?? 200), result);
       return {
         status: reply.status,
         body: toJson(reply.body),

@@ -44,6 +44,10 @@ export interface RouteSpec<
   errors: ErrorCode[];
 }
 
+/** A write that may be accepted while the store is down: its normal body, or that body as `data` of a degraded answer (200). */
+const orDegradedBody = <T extends z.ZodType>(body: T) =>
+  z.union([body, z.object({ ok: z.literal(true), degraded: z.literal(true), reason: z.literal('store_unavailable'), data: body })]);
+
 const route = <Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(spec: RouteSpec<Q, B, R>) => spec;
 
 export const HealthResponse = z.object({
@@ -346,7 +350,7 @@ export const routes = {
     auth: { kind: 'key', scope: 'receipts:write' },
     summary: 'Create a receipt with your own id and lines (idempotent for the same body)',
     body: ReceiptCreateRequest,
-    response: z.object({ id: z.string(), paymentUrl: z.string(), status: z.literal('pending') }),
+    response: orDegradedBody(z.object({ id: z.string(), paymentUrl: z.string(), status: z.literal('pending') })),
     successStatus: 201,
     errors: ['invalid_input', 'conflict'],
   }),
@@ -357,7 +361,7 @@ export const routes = {
     auth: { kind: 'key', scope: 'receipts:read' },
     summary: 'Your receipts, newest first, a page at a time',
     query: ReceiptListQuery,
-    response: z.object({ receipts: z.array(ReceiptView), nextCursor: z.string().nullable() }),
+    response: z.object({ receipts: z.array(ReceiptView), nextCursor: z.string().nullable(), degraded: z.literal(true).optional() }),
     errors: ['invalid_input'],
   }),
   receiptsStatusGet: route({
@@ -377,7 +381,7 @@ export const routes = {
     auth: { kind: 'key', scope: 'receipts:write' },
     summary: 'Report a tracking status or a session failure (PORTAL_SESSION_*) from your backend',
     body: ReceiptStatusUpdate,
-    response: StatusView.extend({ ok: z.literal(true), ignored: z.literal(true).optional(), reason: z.string().optional() }),
+    response: orDegradedBody(StatusView.extend({ ok: z.literal(true), ignored: z.literal(true).optional(), reason: z.string().optional() })),
     errors: ['invalid_input', 'forbidden', 'not_found'],
   }),
   receiptsGet: route({
@@ -452,7 +456,7 @@ export const routes = {
     auth: { kind: 'key', scope: 'inventory:write' },
     summary: 'Create or replace an inventory item (matched by id, else by sku)',
     body: InventoryUpsertInput,
-    response: z.object({ ok: z.literal(true), item: InventoryItem }),
+    response: orDegradedBody(z.object({ ok: z.literal(true), item: InventoryItem })),
     errors: ['invalid_input', 'not_found', 'conflict'],
   }),
   inventoryDelete: route({
@@ -462,7 +466,7 @@ export const routes = {
     auth: { kind: 'key', scope: 'inventory:write' },
     summary: 'Delete an inventory item',
     query: InventoryDeleteQuery,
-    response: z.object({ ok: z.literal(true), id: z.string() }),
+    response: orDegradedBody(z.object({ ok: z.literal(true), id: z.string() })),
     errors: ['id_required', 'not_found'],
   }),
 };

@@ -1,4 +1,5 @@
-import { CosmosClient, type Container, type Database } from '@azure/cosmos';
+import { CosmosClient, type Container, type CosmosClientOptions, type Database, type PluginConfig } from '@azure/cosmos';
+import { CircuitBreaker, CircuitOpenError } from './circuit';
 import { allContainers, type ContainerSpec } from '../../registry';
 import { DuplicateKeyError, EtagMismatchError, StoreUnavailableError } from '../../ports/errors';
 import type { HealthProbe } from '../../ports/runtime';
@@ -19,13 +20,37 @@ export interface CosmosStore {
   dispose(): void;
 }
 
+/**
+ * Every SDK operation passes the circuit breaker: an open circuit fails it at once, and each outcome
+ * (a store that cannot be reached or answers 503/timeout, or anything else) is counted.
+ */
+const breakerPlugin = (breaker: CircuitBreaker): PluginConfig => ({
+  on: 'operation',
+  plugin: async (context, diagnosticNode, next) => {
+    if (!breaker.allow()) throw new CircuitOpenError();
+    try {
+      const response = await next(context);
+      breaker.success();
+      return response;
+    } catch (error) {
+      if (translateCosmosError(error) instanceof StoreUnavailableError) breaker.failure();
+      else breaker.success();
+      throw error;
+    }
+  },
+});
+
 export const connectCosmos = (settings: CosmosSettings): CosmosStore => {
-  const client = new CosmosClient({
+  const breaker = new CircuitBreaker();
+  const options: CosmosClientOptions & { plugins: PluginConfig[] } = {
     endpoint: settings.endpoint,
     key: settings.key,
     // The SDK would otherwise follow the account's advertised (https) locations.
     connectionPolicy: { enableEndpointDiscovery: false, requestTimeout: settings.requestTimeoutMs },
-  });
+    // Supported by the SDK though not in its typings: the one place every operation passes.
+    plugins: [breakerPlugin(breaker)],
+  };
+  const client = new CosmosClient(options);
   const database = client.database(settings.database);
   const handles = new Map<string, Container>();
   return {
@@ -79,6 +104,8 @@ export const translateCosmosError = (error: unknown): unknown => {
     code === 'ECONNRESET' ||
     code === 'ETIMEDOUT' ||
     code === 'ENOTFOUND' ||
+    code === 'ECIRCUITOPEN' ||
+    code === 'REQUEST_SEND_ERROR' ||
     (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
   ) {
     return new StoreUnavailableError(undefined, { cause: error });
