@@ -149,5 +149,6 @@ export const applyOutboxEntry = async (deps: ApplyDeps, entry: OutboxEntry): Pro
 const applyUpsert = async (deps: ApplyDeps, operation: Extract<OutboxOperation, { kind: 'inventory-upsert' }>) => {
   const existing = (await deps.inventory.get(operation.wallet, operation.input.id)) ?? (await deps.inventory.findBySku(operation.wallet, operation.input.sku));
   if (existing) return upsertInventoryItem(deps, operation.wallet, { ...operation.input, id: existing.value.id });
-  return upsertInventoryItem(deps, operation.wallet, operation.input, operation.input.id);
+  const { id: acceptedId, ...input } = operation.input;
+  return upsertInventoryItem(deps, operation.wallet, input, acceptedId);
 };
