@@ -7,6 +7,8 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 
@@ -75,6 +77,40 @@ const seed = async (server: Server) => {
   }
 };
 
+/** Status change → receiver: 50 receipts × 4 tracking statuses, one after another, over the real queue and trigger. */
+const webhookLatency = async (server: Server, events = 200) => {
+  const arrivals = new Map<string, number>();
+  const receiver = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      const { receiptId, status } = JSON.parse(body) as { receiptId: string; status: string };
+      arrivals.set(`${receiptId}:${status}`, performance.now());
+      response.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const headers = { 'content-type': 'application/json', 'Ocp-Apim-Subscription-Key': server.apiKey };
+  const statuses = ['link_opened', 'buyer_logged_in', 'checkout_initialized', 'checkout_success'];
+  const sentAt = new Map<string, number>();
+  for (let n = 0; n < events / statuses.length; n++) {
+    const id = `bench-${Date.now()}-${n}`;
+    await fetch(`${server.url}/api/receipts`, { method: 'POST', headers, body: JSON.stringify({ id, lineItems: [{ label: 'x', priceUsd: 1 }], totalUsd: 1, webhook_url: hook }) });
+    for (const status of statuses) {
+      const response = await fetch(`${server.url}/api/receipts/status`, { method: 'POST', headers, body: JSON.stringify({ id, status }) });
+      if (!response.ok) throw new Error(`status change failed: ${response.status}`);
+      sentAt.set(`${id}:${status}`, performance.now());
+    }
+  }
+  const until = Date.now() + 60_000;
+  while (arrivals.size < sentAt.size && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
+  receiver.close();
+  const latencies = [...sentAt].filter(([key]) => arrivals.has(key)).map(([key, at]) => arrivals.get(key)! - at).sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+  return { delivered: latencies.length, sent: sentAt.size, p50: at(0.5), p99: at(0.99) };
+};
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 const importTime = () => {
@@ -89,6 +125,8 @@ const importTime = () => {
   };
   return { bare: time(['-e', '0']), bundle: time(['-e', "require('./dist/main.js')"]) };
 };
+
+let webhooks: Awaited<ReturnType<typeof webhookLatency>> | undefined;
 
 const main = async () => {
   execFileSync('node', ['scripts/build.mjs', '--bench'], { cwd: root, stdio: 'inherit' });
@@ -110,6 +148,7 @@ const main = async () => {
           body: JSON.stringify({ sku: 'NEW-[<id>]', name: 'Bench write', priceUsd: 9.99, category: 'bench', stockQty: 5 }),
         }),
       );
+      if (store === 'memory') webhooks = await webhookLatency(server);
       return sample;
     } finally {
       await stopServer(server);
@@ -139,6 +178,9 @@ const main = async () => {
         String(row.errors).padStart(8),
       ].join(''),
     );
+  }
+  if (webhooks) {
+    console.log(`\nwebhook latency, status change → receiver (${webhooks.delivered}/${webhooks.sent} events, local stack): p50 ${webhooks.p50.toFixed(0)} ms, p99 ${webhooks.p99.toFixed(0)} ms`);
   }
   console.log(`\nimport time (median of 11): node -e 0 ${imports.bare.toFixed(0)} ms; bundled app ${imports.bundle.toFixed(0)} ms (+${(imports.bundle - imports.bare).toFixed(0)} ms)`);
 };
