@@ -31,3 +31,4 @@ import './receipts-deliveries';
 import './receipts-redeliver';
 import './webhooks-test';
 import './outbox-apply';
+import './openapi';

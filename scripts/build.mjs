@@ -1,5 +1,6 @@
 // `npm run build`: one bundle for the Functions host (package.json "main").
 // `--bench` also bundles the benchmark's server, so it measures the same bundled code Azure runs.
+import { execFileSync } from 'node:child_process';
 import { build } from 'esbuild';
 
 const bundleOptions = {
@@ -19,6 +20,9 @@ const bundleOptions = {
 };
 
 const result = await build({ ...bundleOptions, entryPoints: ['functions/index.ts'], outfile: 'dist/main.js' });
+// The OpenAPI documents (dist/ and, for API Management, infra/) come from the same route table.
+execFileSync('node_modules/.bin/tsx', ['scripts/openapi.ts'], { stdio: 'inherit' });
+
 const bytes = Object.values(result.metafile.outputs).find((output) => output.entryPoint)?.bytes ?? 0;
 console.log(`dist/main.js: ${(bytes / 1024).toFixed(0)} KiB`);
 

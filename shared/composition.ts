@@ -127,7 +127,14 @@ export interface Composition {
 
 /** Builds the adapters named by configuration. */
 export const compose = (config: Config): Composition => {
-  const queues = config.AzureWebJobsStorage ? connectQueues(config.AzureWebJobsStorage) : undefined;
+  const queueServiceUri =
+    config.AzureWebJobsStorage__queueServiceUri ??
+    (config.AzureWebJobsStorage__accountName && `https://${config.AzureWebJobsStorage__accountName}.queue.core.windows.net`);
+  const queues = config.AzureWebJobsStorage
+    ? connectQueues(config.AzureWebJobsStorage)
+    : queueServiceUri
+      ? connectQueues({ queueServiceUri })
+      : undefined;
   const queueProbe = queues?.probe ?? downProbe('AzureWebJobsStorage');
   if (config.STORE === 'memory') {
     const deps = memoryDeps({
@@ -148,7 +155,7 @@ export const compose = (config: Config): Composition => {
   }
   const cosmos = connectCosmos({
     endpoint: config.COSMOS_ENDPOINT!,
-    key: config.COSMOS_KEY!,
+    key: config.COSMOS_KEY,
     database: config.COSMOS_DATABASE,
     requestTimeoutMs: config.COSMOS_TIMEOUT_MS,
   });

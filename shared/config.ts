@@ -17,6 +17,9 @@ const EnvSchema = z.object({
   COSMOS_DATABASE: z.string().min(1).default('payments'),
   COSMOS_TIMEOUT_MS: z.coerce.number().int().positive().default(3_000),
   AzureWebJobsStorage: optionalText,
+  /** Identity-based storage (Azure): the queue endpoint, or the account name it is derived from. */
+  AzureWebJobsStorage__queueServiceUri: z.url().optional(),
+  AzureWebJobsStorage__accountName: z.string().regex(/^[a-z0-9]{3,24}$/, 'must be a storage account name').optional(),
   STORE_AUTO_CREATE: flag.default(false),
   EDGE_SECRET: optionalText,
   PLAN_QUOTAS: z
@@ -86,7 +89,6 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
   const config = parsed.data;
   const missing: string[] = [];
   if (config.STORE === 'cosmos' && !config.COSMOS_ENDPOINT) missing.push('COSMOS_ENDPOINT: required when STORE=cosmos');
-  if (config.STORE === 'cosmos' && !config.COSMOS_KEY) missing.push('COSMOS_KEY: required when STORE=cosmos');
   const chainKeys = ['CHAIN_RPC_URL', 'SPLIT_FACTORY_ADDRESS', 'RELAYER_PRIVATE_KEY'] as const;
   if (chainKeys.some((key) => config[key]) && !chainKeys.every((key) => config[key])) {
     missing.push(`${chainKeys.filter((key) => !config[key]).join(', ')}: a chain needs all of ${chainKeys.join(', ')}`);

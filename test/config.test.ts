@@ -6,7 +6,7 @@ describe('configuration', () => {
     expect(() => loadConfig({ APP_ENV: 'staging', BASE_URL: 'not a url', PLAN_QUOTAS: '{oops', STORE: 'memory' })).toThrowError(
       /APP_ENV[\s\S]*BASE_URL[\s\S]*PLAN_QUOTAS/,
     );
-    expect(() => loadConfig({})).toThrowError(/COSMOS_ENDPOINT[\s\S]*COSMOS_KEY[\s\S]*DATA_ENCRYPTION_KEY[\s\S]*JWT_SECRET/);
+    expect(() => loadConfig({})).toThrowError(/COSMOS_ENDPOINT[\s\S]*DATA_ENCRYPTION_KEY[\s\S]*JWT_SECRET/);
     expect(() => loadConfig({ STORE: 'memory', APP_ENV: 'development', JWT_SECRET: 'short' })).toThrowError(/JWT_SECRET: must be at least 32/);
   });
 

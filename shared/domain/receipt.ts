@@ -139,6 +139,19 @@ export const toReceiptView = (receipt: Receipt, baseUrl: string) => ({
   transactionHash: receipt.transactionHash,
 });
 
+/** The failure fields as the API and webhooks show them: set for a failed receipt, null otherwise. */
+export const failureFields = (receipt: Receipt) => {
+  const failure = receipt.status === 'failed' ? receipt.failure : null;
+  return {
+    failureCode: failure?.failureCode ?? null,
+    failureCategory: failure?.failureCategory ?? null,
+    failureReason: failure?.failureReason ?? null,
+    failureAction: failure?.failureAction ?? null,
+    providerErrorCode: failure?.providerErrorCode ?? null,
+    providerRequestId: failure?.providerRequestId ?? null,
+  };
+};
+
 /** The status endpoint's answer: the status and, for failures, the failure fields (null otherwise). */
 export const toStatusView = (receipt: Receipt) => ({
   receiptId: receipt.receiptId,
@@ -146,10 +159,5 @@ export const toStatusView = (receipt: Receipt) => ({
   previousStatus: receipt.previousStatus,
   updatedAt: receipt.updatedAt,
   transactionHash: receipt.transactionHash,
-  failureCode: receipt.status === 'failed' ? (receipt.failure?.failureCode ?? null) : null,
-  failureCategory: receipt.status === 'failed' ? (receipt.failure?.failureCategory ?? null) : null,
-  failureReason: receipt.status === 'failed' ? (receipt.failure?.failureReason ?? null) : null,
-  failureAction: receipt.status === 'failed' ? (receipt.failure?.failureAction ?? null) : null,
-  providerErrorCode: receipt.status === 'failed' ? (receipt.failure?.providerErrorCode ?? null) : null,
-  providerRequestId: receipt.status === 'failed' ? (receipt.failure?.providerRequestId ?? null) : null,
+  ...failureFields(receipt),
 });

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { Receipt } from './receipt';
+import { failureFields, type Receipt } from './receipt';
 
 export const WEBHOOK_EVENT = 'receipt.status_updated';
 export const WEBHOOK_USER_AGENT = 'Service-Webhook/1.0';
@@ -13,12 +13,7 @@ export const webhookBody = (receipt: Receipt, timestamp: number) => ({
   receiptId: receipt.receiptId,
   status: receipt.status,
   previousStatus: receipt.previousStatus,
-  failureCode: receipt.status === 'failed' ? (receipt.failure?.failureCode ?? null) : null,
-  failureCategory: receipt.status === 'failed' ? (receipt.failure?.failureCategory ?? null) : null,
-  failureReason: receipt.status === 'failed' ? (receipt.failure?.failureReason ?? null) : null,
-  failureAction: receipt.status === 'failed' ? (receipt.failure?.failureAction ?? null) : null,
-  providerErrorCode: receipt.status === 'failed' ? (receipt.failure?.providerErrorCode ?? null) : null,
-  providerRequestId: receipt.status === 'failed' ? (receipt.failure?.providerRequestId ?? null) : null,
+  ...failureFields(receipt),
   transactionHash: receipt.transactionHash,
   buyerWallet: receipt.buyerWallet,
   merchantWallet: receipt.wallet,

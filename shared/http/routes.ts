@@ -421,6 +421,15 @@ export const routes = {
     response: SendOutcome,
     errors: ['invalid_input'],
   }),
+  openapi: route({
+    name: 'openapi',
+    method: 'GET',
+    path: '/api/openapi.json',
+    auth: { kind: 'public' },
+    summary: 'This OpenAPI 3.1 document',
+    response: z.record(z.string(), z.unknown()),
+    errors: [],
+  }),
   authMe: route({
     name: 'auth-me',
     method: 'GET',

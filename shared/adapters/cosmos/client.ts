@@ -1,4 +1,5 @@
 import { CosmosClient, type Container, type CosmosClientOptions, type Database, type PluginConfig } from '@azure/cosmos';
+import { DefaultAzureCredential } from '@azure/identity';
 import { CircuitBreaker, CircuitOpenError } from './circuit';
 import { allContainers, type ContainerSpec } from '../../registry';
 import { DuplicateKeyError, EtagMismatchError, StoreUnavailableError } from '../../ports/errors';
@@ -6,7 +7,8 @@ import type { HealthProbe } from '../../ports/runtime';
 
 export interface CosmosSettings {
   endpoint: string;
-  key: string;
+  /** Without a key the client signs in with its managed identity (Azure, local auth disabled). */
+  key?: string;
   database: string;
   /** Per-request timeout; past it the call fails as "store unavailable". */
   requestTimeoutMs: number;
@@ -44,7 +46,7 @@ export const connectCosmos = (settings: CosmosSettings): CosmosStore => {
   const breaker = new CircuitBreaker();
   const options: CosmosClientOptions & { plugins: PluginConfig[] } = {
     endpoint: settings.endpoint,
-    key: settings.key,
+    ...(settings.key ? { key: settings.key } : { aadCredentials: new DefaultAzureCredential() }),
     // The SDK would otherwise follow the account's advertised (https) locations.
     connectionPolicy: { enableEndpointDiscovery: false, requestTimeout: settings.requestTimeoutMs },
     // Supported by the SDK though not in its typings: the one place every operation passes.

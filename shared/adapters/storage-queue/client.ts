@@ -1,3 +1,4 @@
+import { DefaultAzureCredential } from '@azure/identity';
 import { QueueServiceClient, type QueueClient } from '@azure/storage-queue';
 import { allQueues, queues } from '../../registry';
 import type { HealthProbe } from '../../ports/runtime';
@@ -10,8 +11,16 @@ export interface QueueStore {
 
 const PROBE_TIMEOUT_MS = 2_000;
 
-export const connectQueues = (connectionString: string): QueueStore => {
-  const service = QueueServiceClient.fromConnectionString(connectionString, { retryOptions: { maxTries: 2 } });
+/** A connection string (local Azurite), or the queue endpoint reached with the app's managed identity (Azure). */
+export type QueueConnection = { connectionString: string } | { queueServiceUri: string };
+
+export const connectQueues = (connection: QueueConnection | string): QueueStore => {
+  const options = { retryOptions: { maxTries: 2 } };
+  const target = typeof connection === 'string' ? { connectionString: connection } : connection;
+  const service =
+    'connectionString' in target
+      ? QueueServiceClient.fromConnectionString(target.connectionString, options)
+      : new QueueServiceClient(target.queueServiceUri, new DefaultAzureCredential(), options);
   const handles = new Map<string, QueueClient>();
   const queue = (name: string) => {
     let handle = handles.get(name);

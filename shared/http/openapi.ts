@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { errorCodes, type ErrorCode } from '../domain/errors';
+import { receiptStatuses } from '../domain/receipt';
+import { httpStatusOf } from './errors';
+import type { RouteSpec } from './routes';
+
+/**
+ * The OpenAPI 3.1 document, generated from the route table and its zod schemas: the one source of
+ * truth for paths, parameters, bodies, responses, error codes and security.
+ */
+type JsonSchema = Record<string, unknown>;
+
+const schemaOf = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
+  const { $schema: _, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+  return json;
+};
+
+const ErrorBody = z.object({
+  error: z.enum(errorCodes),
+  message: z.string(),
+  field: z.string().optional().describe('the input field at fault, for 400s'),
+  resetAt: z.number().int().optional().describe('Unix ms when the quota renews, for 429s'),
+});
+
+const WebhookBody = z.object({
+  event: z.literal('receipt.status_updated'),
+  receiptId: z.string(),
+  status: z.enum(receiptStatuses),
+  previousStatus: z.enum(receiptStatuses).nullable(),
+  failureCode: z.string().nullable(),
+  failureCategory: z.enum(['card_decline', 'compliance', 'limits', 'blockchain', 'session', 'system']).nullable(),
+  failureReason: z.string().nullable(),
+  failureAction: z.string().nullable(),
+  providerErrorCode: z.string().nullable(),
+  providerRequestId: z.string().nullable(),
+  transactionHash: z.string().nullable(),
+  buyerWallet: z.string().nullable(),
+  merchantWallet: z.string(),
+  totalUsd: z.number(),
+  customerTotalUsd: z.number(),
+  onrampSourceAmountUsd: z.number().nullable(),
+  onrampSessionId: z.string().nullable(),
+  isOnrampSessionUnique: z.boolean(),
+  token: z.string().nullable(),
+  transactionId: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  brandKey: z.string(),
+  timestamp: z.number().int(),
+});
+
+/** The errors every route of an auth kind can answer, beyond its own. */
+const commonErrors: Record<RouteSpec['auth']['kind'], ErrorCode[]> = {
+  key: ['unauthorized', 'forbidden', 'rate_limited'],
+  session: ['unauthorized', 'forbidden'],
+  public: [],
+};
+
+const securityOf = (route: RouteSpec) => {
+  if (route.auth.kind === 'key') return [{ subscriptionKey: [] }];
+  if (route.auth.kind === 'session') return [{ sessionCookie: [] }];
+  return [];
+};
+
+const rateLimitHeaders = {
+  'X-RateLimit-Limit': { description: 'Requests a minute on this plan', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the window', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'When the window renews (Unix ms)', schema: { type: 'integer' } },
+};
+
+const operationOf = (route: RouteSpec) => {
+  const parameters: JsonSchema[] = [];
+  for (const name of [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!)) {
+    parameters.push({ name, in: 'path', required: true, schema: { type: 'string' } });
+  }
+  if (route.query) {
+    const query = schemaOf(route.query, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+    for (const [name, schema] of Object.entries(query.properties ?? {})) {
+      parameters.push({ name, in: 'query', required: query.required?.includes(name) ?? false, schema });
+    }
+  }
+  const errors = [...new Set([...commonErrors[route.auth.kind], ...route.errors, 'internal_error' as const])];
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of errors) byStatus.set(httpStatusOf[code], [...(byStatus.get(httpStatusOf[code]) ?? []), code]);
+  const success = String(route.successStatus ?? 200);
+  return {
+    operationId: route.name,
+    summary: route.summary,
+    tags: [route.path.split('/').filter(Boolean).slice(route.path.startsWith('/api/') ? 1 : 0)[0] ?? 'service'],
+    security: securityOf(route),
+    'x-auth': route.auth,
+    ...(parameters.length > 0 && { parameters }),
+    ...(route.body && { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.body, 'input') } } } }),
+    responses: {
+      [success]: {
+        description: 'Success',
+        ...(route.auth.kind === 'key' && { headers: rateLimitHeaders }),
+        content: { 'application/json': { schema: schemaOf(route.response, 'output') } },
+      },
+      ...Object.fromEntries(
+        [...byStatus].map(([status, codes]) => [
+          String(status),
+          {
+            description: `Error: ${codes.join(', ')}`,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: Object.fromEntries(codes.map((code) => [code, { value: { error: code, message: '…' } }])) } },
+          },
+        ]),
+      ),
+    },
+  };
+};
+
+export const OPENAPI_VERSION = '1.0.0';
+
+export const openApiDocument = (routes: RouteSpec[], options: { title: string; serverUrl: string; description?: string }) => {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operationOf(route);
+  return {
+    openapi: '3.1.0',
+    info: { title: options.title, version: OPENAPI_VERSION, ...(options.description && { description: options.description }) },
+    servers: [{ url: options.serverUrl }],
+    paths,
+    webhooks: {
+      'receipt.status_updated': {
+        post: {
+          summary: 'Sent on every receipt status change; HMAC-SHA256 of the body with the creating API key in X-Service-Signature',
+          parameters: ['Signature', 'Event', 'Delivery', 'Timestamp'].map((name) => ({ name: `X-Service-${name}`, in: 'header', required: true, schema: { type: 'string' } })),
+          requestBody: { required: true, content: { 'application/json': { schema: schemaOf(WebhookBody, 'output') } } },
+          responses: { '200': { description: 'Any 2xx within 5 seconds acknowledges the event' } },
+        },
+      },
+    },
+    components: {
+      schemas: { Error: schemaOf(ErrorBody, 'output') },
+      securitySchemes: {
+        subscriptionKey: { type: 'apiKey', in: 'header', name: 'Ocp-Apim-Subscription-Key', description: 'API Management subscription key (x-api-key is accepted too)' },
+        sessionCookie: { type: 'apiKey', in: 'cookie', name: 'cb_auth_token', description: 'Admin session from wallet sign-in (EIP-4361); writes also need x-csrf-token and Origin' },
+        x402: { type: 'apiKey', in: 'header', name: 'X-PAYMENT', description: 'x402 payment proof (PAYMENT-SIGNATURE is accepted too); without it the route answers 402' },
+        siwx: { type: 'apiKey', in: 'header', name: 'SIGN-IN-WITH-X', description: 'Sign-in-with-X credential where a route names it' },
+      },
+    },
+  };
+};
