@@ -27,7 +27,7 @@ describe('the OpenAPI document', () => {
     expect(operations(document).sort()).toEqual(allRoutes.map((route) => `${route.method} ${route.path} ${route.name}`).sort());
     expect(Object.keys(document.webhooks)).toEqual(['receipt.status_updated']);
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['sessionCookie', 'siwx', 'subscriptionKey', 'x402']);
-    const inventory = (document.paths['/api/inventory'] as Record<string, { security: unknown; parameters: Array<{ name: string }>; responses: Record<string, unknown> }>).get!;
+    const inventory = (document.paths['/api/inventory'] as unknown as Record<string, { security: unknown; parameters: Array<{ name: string }>; responses: Record<string, unknown> }>).get!;
     expect(inventory.security).toEqual([{ subscriptionKey: [] }]);
     expect(inventory.parameters.map((p) => p.name)).toEqual(['q', 'category', 'taxable', 'stock', 'priceMin', 'priceMax', 'tags', 'tagsMode', 'pack', 'sort', 'order', 'limit', 'page']);
     expect(Object.keys(inventory.responses).sort()).toEqual(['200', '400', '401', '403', '429', '500']);
