@@ -17,10 +17,10 @@ import { MemoryDeliveryLog, MemoryEventQueue } from './adapters/memory/deliverie
 import { MemoryReceiptRepository } from './adapters/memory/receipts';
 import { storageEventQueue } from './adapters/storage-queue/event-queue';
 import { CosmosCollection } from './adapters/cosmos/documents';
-import { DefaultAzureCredential } from '@azure/identity';
-import { ApimKeyIssuer } from './adapters/apim/key-issuer';
-import { EvmChain } from './adapters/evm/chain';
+import type { EvmChain } from './adapters/evm/chain';
+import { lazyAzureCredential } from './adapters/azure/credential';
 import type { Chain } from './ports/chain';
+import type { KeyIssuer } from './ports/key-issuer';
 import { localKeyIssuer } from './adapters/apim/local-key-issuer';
 import { hs256SessionTokens } from './adapters/jwt/session-tokens';
 import { MemoryCollection } from './adapters/memory/documents';
@@ -55,17 +55,46 @@ const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 const DEVELOPMENT_JWT_SECRET = 'development-only-session-secret-not-for-production-use';
 const DEVELOPMENT_DATA_KEY = createHash('sha256').update('development-only-data-encryption-key').digest();
 
-/** The chain, where one is configured (RPC, split factory and relayer key). */
-const chainFrom = (config: Config): Chain | undefined =>
-  config.CHAIN_RPC_URL && config.SPLIT_FACTORY_ADDRESS && config.RELAYER_PRIVATE_KEY
-    ? new EvmChain({
-        rpcUrl: config.CHAIN_RPC_URL,
-        chainId: config.CHAIN_ID,
-        relayerPrivateKey: config.RELAYER_PRIVATE_KEY,
-        splitFactory: config.SPLIT_FACTORY_ADDRESS,
-        tokens: [config.USDC_ADDRESS, config.USDT_ADDRESS].filter((token): token is string => Boolean(token)),
-      })
-    : undefined;
+/**
+ * The chain, where one is configured (RPC, split factory and relayer key). The EVM adapter (ethers)
+ * loads on the first chain call, so a cold start of the app does not pay for it.
+ */
+const chainFrom = (config: Config): (Chain & { destroy(): void }) | undefined => {
+  if (!config.CHAIN_RPC_URL || !config.SPLIT_FACTORY_ADDRESS || !config.RELAYER_PRIVATE_KEY) return undefined;
+  const options = {
+    rpcUrl: config.CHAIN_RPC_URL,
+    chainId: config.CHAIN_ID,
+    relayerPrivateKey: config.RELAYER_PRIVATE_KEY,
+    splitFactory: config.SPLIT_FACTORY_ADDRESS,
+    tokens: [config.USDC_ADDRESS, config.USDT_ADDRESS].filter((token): token is string => Boolean(token)),
+  };
+  let chain: Promise<EvmChain> | undefined;
+  const load = () => (chain ??= import('./adapters/evm/chain').then(({ EvmChain }) => new EvmChain(options)));
+  return {
+    chainId: config.CHAIN_ID,
+    deploySplit: async (payees) => (await load()).deploySplit(payees),
+    readSplit: async (address) => (await load()).readSplit(address),
+    splitTransfers: async (address, range) => (await load()).splitTransfers(address, range),
+    blockNumber: async () => (await load()).blockNumber(),
+    destroy: () => void chain?.then((loaded) => loaded.destroy()),
+  };
+};
+
+/** API Management's key issuer, loaded when a key is first created or revoked (its SDK is the largest module of the app). */
+const apimKeyIssuer = (config: Config): KeyIssuer => {
+  let issuer: Promise<KeyIssuer> | undefined;
+  const load = () =>
+    (issuer ??= import('./adapters/apim/key-issuer').then(
+      ({ ApimKeyIssuer }) =>
+        new ApimKeyIssuer({
+          credential: lazyAzureCredential(),
+          subscriptionId: config.AZURE_SUBSCRIPTION_ID!,
+          resourceGroup: config.APIM_RESOURCE_GROUP!,
+          serviceName: config.APIM_SERVICE_NAME!,
+        }),
+    ));
+  return { issue: async (input) => (await load()).issue(input), revoke: async (id) => (await load()).revoke(id) };
+};
 
 /** Encrypts API keys at rest; the keys CLI uses it too, so its keys can sign webhooks. */
 export const secretBoxFrom = (config: Config) =>
@@ -76,15 +105,7 @@ const authAdapters = (config: Config) => ({
   webhookSender: httpWebhookSender({ development: config.APP_ENV === 'development' }),
   sessionTokens: hs256SessionTokens(config.JWT_SECRET ?? DEVELOPMENT_JWT_SECRET, systemClock),
   signIn: siweVerifier,
-  keyIssuer:
-    config.KEY_ISSUER === 'apim'
-      ? new ApimKeyIssuer({
-          credential: new DefaultAzureCredential(),
-          subscriptionId: config.AZURE_SUBSCRIPTION_ID!,
-          resourceGroup: config.APIM_RESOURCE_GROUP!,
-          serviceName: config.APIM_SERVICE_NAME!,
-        })
-      : localKeyIssuer(randomIds),
+  keyIssuer: config.KEY_ISSUER === 'apim' ? apimKeyIssuer(config) : localKeyIssuer(randomIds),
 });
 
 const downProbe = (what: string) => ({
@@ -159,12 +180,13 @@ export const compose = (config: Config): Composition => {
     database: config.COSMOS_DATABASE,
     requestTimeoutMs: config.COSMOS_TIMEOUT_MS,
   });
+  const chain = chainFrom(config);
   const deps: AppDeps = {
     settings: settingsFrom(config),
     clock: systemClock,
     ids: randomIds,
     ...authAdapters(config),
-    chain: chainFrom(config),
+    chain,
     inventory: new CosmosInventoryRepository(cosmos),
     subscriptions: new CosmosSubscriptionRepository(cosmos),
     claims: new CosmosCollection(cosmos, containers.claims),
@@ -188,7 +210,7 @@ export const compose = (config: Config): Composition => {
     },
     dispose: () => {
       cosmos.dispose();
-      (deps.chain as EvmChain | undefined)?.destroy();
+      chain?.destroy();
     },
   };
 };

@@ -1,5 +1,5 @@
 import { CosmosClient, type Container, type CosmosClientOptions, type Database, type PluginConfig } from '@azure/cosmos';
-import { DefaultAzureCredential } from '@azure/identity';
+import { lazyAzureCredential } from '../azure/credential';
 import { CircuitBreaker, CircuitOpenError } from './circuit';
 import { allContainers, type ContainerSpec } from '../../registry';
 import { DuplicateKeyError, EtagMismatchError, StoreUnavailableError } from '../../ports/errors';
@@ -46,7 +46,7 @@ export const connectCosmos = (settings: CosmosSettings): CosmosStore => {
   const breaker = new CircuitBreaker();
   const options: CosmosClientOptions & { plugins: PluginConfig[] } = {
     endpoint: settings.endpoint,
-    ...(settings.key ? { key: settings.key } : { aadCredentials: new DefaultAzureCredential() }),
+    ...(settings.key ? { key: settings.key } : { aadCredentials: lazyAzureCredential() }),
     // The SDK would otherwise follow the account's advertised (https) locations.
     connectionPolicy: { enableEndpointDiscovery: false, requestTimeout: settings.requestTimeoutMs },
     // Supported by the SDK though not in its typings: the one place every operation passes.

@@ -1,4 +1,4 @@
-import { SiweMessage } from 'siwe';
+import type { SiweMessage } from 'siwe';
 import { DomainError } from '../../domain/errors';
 import type { SignInMessage } from '../../domain/session';
 import type { SignInVerifier } from '../../ports/auth';
@@ -8,9 +8,11 @@ const time = (iso: string | undefined) => (iso === undefined ? undefined : Date.
 /** EIP-4361 parsing and EOA signature recovery (the `siwe` package over ethers). */
 export const siweVerifier: SignInVerifier = {
   verify: async (text, signature, now) => {
+    // Loaded on first sign-in: siwe and ethers are large and only this route needs them.
+    const { SiweMessage: Message } = await import('siwe');
     let message: SiweMessage;
     try {
-      message = new SiweMessage(text);
+      message = new Message(text);
     } catch {
       throw new DomainError('invalid_input', 'message: is not an EIP-4361 sign-in message', { field: 'message' });
     }

@@ -1,4 +1,4 @@
-import { DefaultAzureCredential } from '@azure/identity';
+import { lazyAzureCredential } from '../azure/credential';
 import { QueueServiceClient, type QueueClient } from '@azure/storage-queue';
 import { allQueues, queues } from '../../registry';
 import type { HealthProbe } from '../../ports/runtime';
@@ -20,7 +20,7 @@ export const connectQueues = (connection: QueueConnection | string): QueueStore 
   const service =
     'connectionString' in target
       ? QueueServiceClient.fromConnectionString(target.connectionString, options)
-      : new QueueServiceClient(target.queueServiceUri, new DefaultAzureCredential(), options);
+      : new QueueServiceClient(target.queueServiceUri, lazyAzureCredential(), options);
   const handles = new Map<string, QueueClient>();
   const queue = (name: string) => {
     let handle = handles.get(name);
