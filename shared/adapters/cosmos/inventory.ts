@@ -2,7 +2,8 @@ import type { Container, SqlParameter, SqlQuerySpec } from '@azure/cosmos';
 import type { InventoryListQuery, StoredInventoryItem } from '../../domain/inventory';
 import type { InventoryRepository } from '../../ports/inventory-repository';
 import { containers } from '../../registry';
-import { cosmosCall, fromDocument, isNotFound, translateCosmosError, type CosmosStore } from './client';
+import { cosmosCall, fromDocument, type CosmosStore } from './client';
+import { CosmosCollection } from './documents';
 
 /** The list filter as a Cosmos SQL WHERE clause over one merchant's partition. */
 export const inventoryWhere = (wallet: string, query: InventoryListQuery): { where: string; parameters: SqlParameter[] } => {
@@ -33,18 +34,16 @@ export const inventoryWhere = (wallet: string, query: InventoryListQuery): { whe
 export class CosmosInventoryRepository implements InventoryRepository {
   private readonly container: Container;
 
+  /** Point reads and writes are those of any container; this class adds the inventory queries. */
+  private readonly documents: CosmosCollection<StoredInventoryItem>;
+
   constructor(store: CosmosStore) {
     this.container = store.container(containers.inventory);
+    this.documents = new CosmosCollection(store, containers.inventory);
   }
 
-  async get(wallet: string, id: string) {
-    try {
-      const { resource } = await this.container.item(id, wallet).read();
-      return resource ? fromDocument<StoredInventoryItem>(resource) : undefined;
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw translateCosmosError(error);
-    }
+  get(wallet: string, id: string) {
+    return this.documents.get(wallet, id);
   }
 
   async findBySku(wallet: string, sku: string) {
@@ -67,23 +66,15 @@ export class CosmosInventoryRepository implements InventoryRepository {
   }
 
   async create(item: StoredInventoryItem) {
-    await cosmosCall(() => this.container.items.create(item));
+    await this.documents.create(item.wallet, item);
   }
 
   async replace(item: StoredInventoryItem, etag: string) {
-    await cosmosCall(() =>
-      this.container.item(item.id, item.wallet).replace(item, { accessCondition: { type: 'IfMatch', condition: etag } }),
-    );
+    await this.documents.replace(item.wallet, item, etag);
   }
 
-  async delete(wallet: string, id: string) {
-    try {
-      await this.container.item(id, wallet).delete();
-      return true;
-    } catch (error) {
-      if (isNotFound(error)) return false;
-      throw translateCosmosError(error);
-    }
+  delete(wallet: string, id: string) {
+    return this.documents.delete(wallet, id);
   }
 
   async list(wallet: string, query: InventoryListQuery) {
