@@ -1,0 +1,41 @@
+// Development: Base Sepolia, the smallest API Management v2 tier, no purge protection so the
+// environment can be torn down and recreated under the same names.
+// Secrets come from the environment of whoever deploys (never from this file): see infra/README.md.
+using 'main.bicep'
+
+param name = 'payments-dev'
+param tags = {
+  environment: 'dev'
+  service: 'crypto-receipts'
+}
+param apimSku = 'BasicV2'
+param apimPublisherEmail = 'platform-dev@example.com'
+param apimPublisherName = 'Crypto Receipts (dev)'
+param brandKey = 'default'
+param brandName = 'Crypto Receipts (dev)'
+
+// Base Sepolia and Circle's test USDC there; the split factory is the one deployed for dev.
+param chainRpcUrl = 'https://sepolia.base.org'
+param chainId = 84532
+param usdcAddress = '0x036CbD53842c5426634e7929541eC2318f3dCF7e'
+// No fallbacks: a wrong platform wallet would receive real fees.
+param splitFactoryAddress = readEnvironmentVariable('SPLIT_FACTORY_ADDRESS')
+param platformWallet = readEnvironmentVariable('PLATFORM_WALLET')
+param adminWallets = readEnvironmentVariable('ADMIN_WALLETS')
+
+param functionMaximumInstanceCount = 10
+param functionInstanceMemoryMB = 2048
+param logRetentionDays = 30
+param keyVaultPurgeProtection = false
+param edgeProxyEnabled = false
+
+param actionGroupResourceId = readEnvironmentVariable('ALERT_ACTION_GROUP_ID', '')
+param outboxDepthThreshold = 20
+param relayerMinBalanceEth = '0.01'
+
+// Secure values: from the environment, empty when unset (an empty one leaves the Key Vault secret as it is).
+param gatewayFunctionKey = readEnvironmentVariable('GATEWAY_FUNCTION_KEY')
+param jwtSecret = readEnvironmentVariable('JWT_SECRET', '')
+param dataEncryptionKey = readEnvironmentVariable('DATA_ENCRYPTION_KEY', '')
+param relayerPrivateKey = readEnvironmentVariable('RELAYER_PRIVATE_KEY', '')
+param edgeSecret = readEnvironmentVariable('EDGE_SECRET', '')

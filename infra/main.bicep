@@ -1,0 +1,346 @@
+// The whole service in one resource group: identities, monitoring, storage queues, Cosmos DB,
+// Key Vault, the Function App (Flex Consumption) and API Management in front of it, and alerts.
+// Deploy: see infra/README.md. Nothing here holds a secret value: secrets are secure parameters
+// (left empty, they are set in Key Vault with `az keyvault secret set`).
+targetScope = 'resourceGroup'
+
+@description('Base name of the deployment (e.g. payments-prod): lower-case letters, digits and hyphens. Resource names derive from it and from the resource group id.')
+@minLength(3)
+@maxLength(20)
+param name string
+
+@description('Azure region for every resource. Defaults to the resource group\'s region.')
+param location string = resourceGroup().location
+
+@description('Tags applied to every resource.')
+param tags object = {}
+
+@description('API Management tier. The consumption tier is not offered: it has no rate-limit-by-key policy.')
+@allowed([
+  'Developer'
+  'BasicV2'
+  'StandardV2'
+  'Basic'
+  'Standard'
+  'Premium'
+])
+param apimSku string = 'BasicV2'
+
+@description('Publisher e-mail that API Management requires (shown in its developer portal and notifications).')
+param apimPublisherEmail string
+
+@description('Publisher name that API Management requires.')
+param apimPublisherName string
+
+@description('Public base address of the service, scheme and host without a trailing slash (BASE_URL: payment links, the sign-in domain, the CSRF origin, the CORS origin). Empty: the API Management gateway address.')
+param publicBaseUrl string = ''
+
+@description('Browser origins (scheme and host) besides the base URL\'s own that may call the API with credentials (CORS).')
+param corsAllowedOrigins string[] = []
+
+@description('Whether an edge proxy (e.g. Front Door) sits in front of API Management. When true, every request must carry x-edge-secret equal to the Key Vault secret edge-secret, which must exist before this deployment; when false, any request carrying x-edge-secret is refused.')
+param edgeProxyEnabled bool = false
+
+@description('Brand key of this deployment (BRAND_KEY): 1-32 of a-z 0-9 -.')
+param brandKey string = 'default'
+
+@description('Brand display name (BRAND_NAME).')
+param brandName string = 'Crypto Receipts'
+
+@description('JSON-RPC endpoint of the EVM chain (CHAIN_RPC_URL). If your provider puts an API key in the URL, treat it as a secret: store it in Key Vault and change the app setting to a Key Vault reference.')
+param chainRpcUrl string
+
+@description('EVM chain id (CHAIN_ID), e.g. 8453 for Base or 84532 for Base Sepolia.')
+param chainId int
+
+@description('USDC token contract on that chain (USDC_ADDRESS).')
+param usdcAddress string
+
+@description('USDT token contract on that chain (USDT_ADDRESS); empty when the chain has none.')
+param usdtAddress string = ''
+
+@description('Split factory contract (SPLIT_FACTORY_ADDRESS).')
+param splitFactoryAddress string
+
+@description('Platform payout wallet in every split (PLATFORM_WALLET).')
+param platformWallet string
+
+@description('Platform admin wallets, comma-separated (ADMIN_WALLETS).')
+param adminWallets string
+
+@description('Most instances Flex Consumption may scale the Function App to.')
+@minValue(1)
+@maxValue(1000)
+param functionMaximumInstanceCount int = 40
+
+@description('Memory of each Function App instance, in MB.')
+@allowed([
+  512
+  2048
+  4096
+])
+param functionInstanceMemoryMB int = 2048
+
+@description('Replication of the storage account that holds the queues and the deployment package.')
+@allowed([
+  'Standard_LRS'
+  'Standard_ZRS'
+  'Standard_GRS'
+])
+param storageSku string = 'Standard_LRS'
+
+@description('Days Log Analytics keeps logs and telemetry.')
+@minValue(30)
+@maxValue(730)
+param logRetentionDays int = 30
+
+@description('Turn on Key Vault purge protection (cannot be turned off again; a deleted vault then keeps its name for 90 days). Recommended for production.')
+param keyVaultPurgeProtection bool = true
+
+@description('Resource id of the Azure Monitor action group the alerts notify. Empty: alerts fire and show in the portal but notify no one.')
+param actionGroupResourceId string = ''
+
+@description('Alert when the outbox queue holds more than this many messages for 15 minutes (writes accepted while the store was down and not yet applied).')
+@minValue(1)
+param outboxDepthThreshold int = 100
+
+@description('Alert when more than this percentage of requests in 15 minutes answer 5xx.')
+@minValue(1)
+@maxValue(100)
+param serverErrorRatePercent int = 5
+
+@description('Alert when the relayer wallet holds less than this much native currency (ETH), as a decimal string, e.g. 0.05. The relayer pays gas for split deployments and x402 settlement.')
+param relayerMinBalanceEth string = '0.05'
+
+@description('The Functions host key that API Management sends as x-functions-key. Written as the host key "apim" and as the Key Vault secret apim-function-key. Generate it (see infra/README.md); never commit it.')
+@secure()
+@minLength(32)
+param gatewayFunctionKey string
+
+@description('JWT_SECRET (signs admin sessions, at least 32 characters). Empty: the Key Vault secret jwt-secret is left as it is (set it with az keyvault secret set).')
+@secure()
+param jwtSecret string = ''
+
+@description('DATA_ENCRYPTION_KEY (32 bytes, base64; encrypts the API keys that sign webhooks). Empty: the Key Vault secret data-encryption-key is left as it is.')
+@secure()
+param dataEncryptionKey string = ''
+
+@description('RELAYER_PRIVATE_KEY (0x + 64 hex digits; pays gas). Empty: the Key Vault secret relayer-private-key is left as it is.')
+@secure()
+param relayerPrivateKey string = ''
+
+@description('EDGE_SECRET (the value the edge proxy injects as x-edge-secret; use hex). Empty: the Key Vault secret edge-secret is left as it is.')
+@secure()
+param edgeSecret string = ''
+
+// The queues of shared/registry.ts, each with the poison queue the Functions host moves a message to
+// after maxDequeueCount failed attempts (host.json). They are created here, not by the app:
+// STORE_AUTO_CREATE is off in production.
+var queueNames = [
+  'webhooks'
+  'webhooks-poison'
+  'outbox'
+  'outbox-poison'
+  'outbox-rejected'
+  'outbox-rejected-poison'
+]
+
+// shared/registry.ts names the containers; the JSON copy is what Bicep can read, and
+// test/infra/templates.test.ts keeps the two equal.
+var cosmosContainers = loadJsonContent('cosmos-containers.json').containers
+
+var cosmosDatabaseName = 'payments'
+var deploymentContainerName = 'app-package'
+
+// Two identities so that the gateway can read only its own two secrets while the app holds the data roles.
+module appIdentity 'br/public:avm/res/managed-identity/user-assigned-identity:0.4.1' = {
+  name: 'app-identity'
+  params: {
+    name: 'id-${name}-app'
+    location: location
+    tags: tags
+  }
+}
+
+module gatewayIdentity 'br/public:avm/res/managed-identity/user-assigned-identity:0.4.1' = {
+  name: 'gateway-identity'
+  params: {
+    name: 'id-${name}-gateway'
+    location: location
+    tags: tags
+  }
+}
+
+module monitoring 'modules/monitoring.bicep' = {
+  name: 'monitoring'
+  params: {
+    name: name
+    location: location
+    tags: tags
+    retentionInDays: logRetentionDays
+  }
+}
+
+module storage 'modules/storage.bicep' = {
+  name: 'storage'
+  params: {
+    name: name
+    location: location
+    tags: tags
+    skuName: storageSku
+    queueNames: queueNames
+    deploymentContainerName: deploymentContainerName
+  }
+}
+
+module cosmos 'modules/cosmos.bicep' = {
+  name: 'cosmos'
+  params: {
+    name: name
+    location: location
+    tags: tags
+    databaseName: cosmosDatabaseName
+    containers: cosmosContainers
+  }
+}
+
+module keyVault 'modules/keyvault.bicep' = {
+  name: 'key-vault'
+  params: {
+    name: name
+    location: location
+    tags: tags
+    purgeProtection: keyVaultPurgeProtection
+    gatewayFunctionKey: gatewayFunctionKey
+    jwtSecret: jwtSecret
+    dataEncryptionKey: dataEncryptionKey
+    relayerPrivateKey: relayerPrivateKey
+    edgeSecret: edgeSecret
+  }
+}
+
+module apimService 'modules/apim-service.bicep' = {
+  name: 'apim-service'
+  params: {
+    name: name
+    location: location
+    tags: tags
+    skuName: apimSku
+    publisherEmail: apimPublisherEmail
+    publisherName: apimPublisherName
+    identityResourceId: gatewayIdentity.outputs.resourceId
+  }
+}
+
+module roles 'modules/roles.bicep' = {
+  name: 'roles'
+  params: {
+    appPrincipalId: appIdentity.outputs.principalId
+    gatewayPrincipalId: gatewayIdentity.outputs.principalId
+    storageAccountName: storage.outputs.accountName
+    blobContainerNames: storage.outputs.blobContainerNames
+    cosmosAccountName: cosmos.outputs.accountName
+    cosmosDatabaseName: cosmosDatabaseName
+    keyVaultName: keyVault.outputs.vaultName
+    gatewaySecretNames: edgeProxyEnabled
+      ? [keyVault.outputs.secretNames.gatewayFunctionKey, keyVault.outputs.secretNames.edgeSecret]
+      : [keyVault.outputs.secretNames.gatewayFunctionKey]
+    appInsightsName: monitoring.outputs.appInsightsName
+    apimServiceName: apimService.outputs.name
+  }
+}
+
+var baseUrl = empty(publicBaseUrl) ? apimService.outputs.gatewayUrl : publicBaseUrl
+
+module functionApp 'modules/functionapp.bicep' = {
+  name: 'function-app'
+  params: {
+    name: name
+    location: location
+    tags: tags
+    identityResourceId: appIdentity.outputs.resourceId
+    identityClientId: appIdentity.outputs.clientId
+    storageAccountName: storage.outputs.accountName
+    queueEndpoint: storage.outputs.queueEndpoint
+    blobEndpoint: storage.outputs.blobEndpoint
+    deploymentContainerName: deploymentContainerName
+    appInsightsConnectionString: monitoring.outputs.appInsightsConnectionString
+    logAnalyticsWorkspaceId: monitoring.outputs.workspaceId
+    keyVaultUri: keyVault.outputs.vaultUri
+    secretNames: keyVault.outputs.secretNames
+    edgeProxyEnabled: edgeProxyEnabled
+    cosmosEndpoint: cosmos.outputs.endpoint
+    cosmosDatabaseName: cosmosDatabaseName
+    baseUrl: baseUrl
+    brandKey: brandKey
+    brandName: brandName
+    chainRpcUrl: chainRpcUrl
+    chainId: chainId
+    usdcAddress: usdcAddress
+    usdtAddress: usdtAddress
+    splitFactoryAddress: splitFactoryAddress
+    platformWallet: platformWallet
+    adminWallets: adminWallets
+    apimServiceName: apimService.outputs.name
+    maximumInstanceCount: functionMaximumInstanceCount
+    instanceMemoryMB: functionInstanceMemoryMB
+    gatewayFunctionKey: gatewayFunctionKey
+  }
+  // Key Vault references and identity-based storage resolve only once the roles exist.
+  dependsOn: [
+    roles
+  ]
+}
+
+module apim 'modules/apim.bicep' = {
+  name: 'apim'
+  params: {
+    serviceName: apimService.outputs.name
+    functionAppHostName: functionApp.outputs.defaultHostName
+    keyVaultUri: keyVault.outputs.vaultUri
+    secretNames: keyVault.outputs.secretNames
+    identityClientId: gatewayIdentity.outputs.clientId
+    edgeProxyEnabled: edgeProxyEnabled
+    allowedOrigins: union([baseUrl], corsAllowedOrigins)
+    appInsightsId: monitoring.outputs.appInsightsId
+    appInsightsConnectionString: monitoring.outputs.appInsightsConnectionString
+    logAnalyticsWorkspaceId: monitoring.outputs.workspaceId
+  }
+  // The Key Vault-backed named values are fetched with the gateway identity's role.
+  dependsOn: [
+    roles
+  ]
+}
+
+module alerts 'modules/alerts.bicep' = {
+  name: 'alerts'
+  params: {
+    name: name
+    location: location
+    tags: tags
+    appInsightsId: monitoring.outputs.appInsightsId
+    actionGroupResourceId: actionGroupResourceId
+    poisonQueueNames: filter(queueNames, queue => endsWith(queue, '-poison'))
+    outboxDepthThreshold: outboxDepthThreshold
+    serverErrorRatePercent: serverErrorRatePercent
+    relayerMinBalanceEth: relayerMinBalanceEth
+  }
+}
+
+@description('Public address of the API (API Management gateway, or publicBaseUrl).')
+output baseUrl string = baseUrl
+
+@description('Function App name, for deploying the code (func azure functionapp publish / az functionapp deploy).')
+output functionAppName string = functionApp.outputs.name
+
+@description('Key Vault name, for az keyvault secret set.')
+output keyVaultName string = keyVault.outputs.vaultName
+
+@description('API Management service name (APIM_SERVICE_NAME).')
+output apimServiceName string = apimService.outputs.name
+
+@description('Cosmos DB endpoint (COSMOS_ENDPOINT).')
+output cosmosEndpoint string = cosmos.outputs.endpoint
+
+@description('Storage account that holds the queues.')
+output storageAccountName string = storage.outputs.accountName

@@ -1,0 +1,265 @@
+// The Function App on Flex Consumption. Every HTTP function has authLevel 'function'
+// (shared/http/function.ts), so a caller needs a function or host key: API Management holds the host
+// key "apim" and nobody else does, which is what makes the gateway-stamped x-subscription-id
+// trustworthy. Storage, Cosmos DB, Key Vault and telemetry are reached with the user-assigned identity.
+
+@description('Base name of the deployment; resource names derive from it and the resource group id.')
+param name string
+
+@description('Azure region.')
+param location string
+
+@description('Tags applied to every resource.')
+param tags object
+
+@description('Resource id of the app\'s user-assigned identity.')
+param identityResourceId string
+
+@description('Client id of the app\'s user-assigned identity (AZURE_CLIENT_ID, AzureWebJobsStorage__clientId).')
+param identityClientId string
+
+@description('Storage account of the Functions host and the queues.')
+param storageAccountName string
+
+@description('Queue service endpoint of that account.')
+param queueEndpoint string
+
+@description('Blob service endpoint of that account.')
+param blobEndpoint string
+
+@description('Blob container of the deployment package.')
+param deploymentContainerName string
+
+@description('Application Insights connection string (an address; ingestion needs the identity\'s token).')
+param appInsightsConnectionString string
+
+@description('Log Analytics workspace for the app\'s platform logs.')
+param logAnalyticsWorkspaceId string
+
+@description('Key Vault URI, ending with a slash.')
+param keyVaultUri string
+
+@description('Key Vault secret names by purpose (keyvault.bicep).')
+param secretNames object
+
+@description('Whether an edge proxy is configured; EDGE_SECRET is referenced only then, so the app never reads a secret that does not exist.')
+param edgeProxyEnabled bool
+
+@description('Cosmos DB document endpoint.')
+param cosmosEndpoint string
+
+@description('Cosmos DB database name.')
+param cosmosDatabaseName string
+
+@description('BASE_URL.')
+param baseUrl string
+
+@description('BRAND_KEY.')
+param brandKey string
+
+@description('BRAND_NAME.')
+param brandName string
+
+@description('CHAIN_RPC_URL.')
+param chainRpcUrl string
+
+@description('CHAIN_ID.')
+param chainId int
+
+@description('USDC_ADDRESS.')
+param usdcAddress string
+
+@description('USDT_ADDRESS (may be empty).')
+param usdtAddress string
+
+@description('SPLIT_FACTORY_ADDRESS.')
+param splitFactoryAddress string
+
+@description('PLATFORM_WALLET.')
+param platformWallet string
+
+@description('ADMIN_WALLETS, comma-separated.')
+param adminWallets string
+
+@description('API Management service the app issues keys in (APIM_SERVICE_NAME).')
+param apimServiceName string
+
+@description('Most instances the app scales to.')
+param maximumInstanceCount int
+
+@description('Memory per instance, in MB.')
+param instanceMemoryMB int
+
+@description('Value of the host key "apim" (the same value as the Key Vault secret API Management reads).')
+@secure()
+param gatewayFunctionKey string
+
+var suffix = take(uniqueString(resourceGroup().id, name), 6)
+
+// An unresolved reference is handed to the app as the literal "@Microsoft.KeyVault(...)" text, so a
+// reference is only made to a secret that this deployment or the operator creates (infra/README.md).
+var keyVaultReference = {
+  jwtSecret: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/${secretNames.jwtSecret}/)'
+  dataEncryptionKey: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/${secretNames.dataEncryptionKey}/)'
+  relayerPrivateKey: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/${secretNames.relayerPrivateKey}/)'
+  edgeSecret: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/${secretNames.edgeSecret}/)'
+}
+
+// Flex Consumption rejects FUNCTIONS_WORKER_RUNTIME, FUNCTIONS_EXTENSION_VERSION and
+// WEBSITE_RUN_FROM_PACKAGE: the runtime and the package location are in functionAppConfig below.
+var appSettings = concat(
+  [
+    // Identity-based host storage: no AccountKey anywhere.
+    { name: 'AzureWebJobsStorage__accountName', value: storageAccountName }
+    { name: 'AzureWebJobsStorage__credential', value: 'managedidentity' }
+    { name: 'AzureWebJobsStorage__clientId', value: identityClientId }
+    { name: 'AzureWebJobsStorage__queueServiceUri', value: queueEndpoint }
+    // DefaultAzureCredential in the app (Cosmos DB, queues, API Management) picks this identity.
+    { name: 'AZURE_CLIENT_ID', value: identityClientId }
+    { name: 'APPLICATIONINSIGHTS_CONNECTION_STRING', value: appInsightsConnectionString }
+    { name: 'APPLICATIONINSIGHTS_AUTHENTICATION_STRING', value: 'ClientId=${identityClientId};Authorization=AAD' }
+    { name: 'APP_ENV', value: 'production' }
+    { name: 'BASE_URL', value: baseUrl }
+    { name: 'BRAND_KEY', value: brandKey }
+    { name: 'BRAND_NAME', value: brandName }
+    // No COSMOS_KEY: without one the app signs in with its identity (Cosmos DB local auth is off).
+    { name: 'COSMOS_ENDPOINT', value: cosmosEndpoint }
+    { name: 'COSMOS_DATABASE', value: cosmosDatabaseName }
+    { name: 'CHAIN_RPC_URL', value: chainRpcUrl }
+    { name: 'CHAIN_ID', value: string(chainId) }
+    { name: 'USDC_ADDRESS', value: usdcAddress }
+    { name: 'USDT_ADDRESS', value: usdtAddress }
+    { name: 'SPLIT_FACTORY_ADDRESS', value: splitFactoryAddress }
+    { name: 'PLATFORM_WALLET', value: platformWallet }
+    { name: 'ADMIN_WALLETS', value: adminWallets }
+    // API keys are API Management subscriptions, created through ARM with the app's identity.
+    { name: 'KEY_ISSUER', value: 'apim' }
+    { name: 'AZURE_SUBSCRIPTION_ID', value: subscription().subscriptionId }
+    { name: 'APIM_RESOURCE_GROUP', value: resourceGroup().name }
+    { name: 'APIM_SERVICE_NAME', value: apimServiceName }
+    { name: 'JWT_SECRET', value: keyVaultReference.jwtSecret }
+    { name: 'DATA_ENCRYPTION_KEY', value: keyVaultReference.dataEncryptionKey }
+    { name: 'RELAYER_PRIVATE_KEY', value: keyVaultReference.relayerPrivateKey }
+  ],
+  edgeProxyEnabled ? [{ name: 'EDGE_SECRET', value: keyVaultReference.edgeSecret }] : []
+)
+
+resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
+  name: 'plan-${name}-${suffix}'
+  location: location
+  tags: tags
+  kind: 'functionapp'
+  sku: {
+    tier: 'FlexConsumption'
+    name: 'FC1'
+  }
+  properties: {
+    reserved: true
+  }
+}
+
+resource site 'Microsoft.Web/sites@2024-04-01' = {
+  name: 'func-${name}-${suffix}'
+  location: location
+  tags: tags
+  kind: 'functionapp,linux'
+  identity: {
+    type: 'UserAssigned'
+    userAssignedIdentities: {
+      '${identityResourceId}': {}
+    }
+  }
+  properties: {
+    serverFarmId: plan.id
+    httpsOnly: true
+    // Key Vault references resolve with this identity (the default would be a system identity, which there is none of).
+    keyVaultReferenceIdentity: identityResourceId
+    siteConfig: {
+      minTlsVersion: '1.2'
+      ftpsState: 'Disabled'
+      http20Enabled: true
+      appSettings: appSettings
+    }
+    functionAppConfig: {
+      deployment: {
+        storage: {
+          type: 'blobContainer'
+          value: '${blobEndpoint}${deploymentContainerName}'
+          authentication: {
+            type: 'UserAssignedIdentity'
+            userAssignedIdentityResourceId: identityResourceId
+          }
+        }
+      }
+      scaleAndConcurrency: {
+        maximumInstanceCount: maximumInstanceCount
+        instanceMemoryMB: instanceMemoryMB
+      }
+      // Node 22 in Azure. The code targets Node 20 (package.json engines, the esbuild bundle's
+      // target) and runs unchanged on 22; the local stack and CI run it on 20.
+      runtime: {
+        name: 'node'
+        version: '22'
+      }
+    }
+  }
+}
+
+// Publishing goes through ARM with Entra ID; the basic-auth (SCM/FTP) publishing credentials stay off.
+resource scmBasicAuth 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2024-04-01' = {
+  parent: site
+  name: 'scm'
+  properties: {
+    allow: false
+  }
+}
+
+resource ftpBasicAuth 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2024-04-01' = {
+  parent: site
+  name: 'ftp'
+  properties: {
+    allow: false
+  }
+}
+
+resource functionsHost 'Microsoft.Web/sites/host@2024-04-01' existing = {
+  parent: site
+  name: 'default'
+}
+
+// The value is given, not generated and read back: reading a key back would need listKeys(). The same
+// value is the Key Vault secret API Management's named value points at.
+resource gatewayHostKey 'Microsoft.Web/sites/host/functionKeys@2024-04-01' = {
+  parent: functionsHost
+  name: 'apim'
+  properties: {
+    name: 'apim'
+    value: gatewayFunctionKey
+  }
+}
+
+resource diagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  name: 'to-log-analytics'
+  scope: site
+  properties: {
+    workspaceId: logAnalyticsWorkspaceId
+    logs: [
+      {
+        categoryGroup: 'allLogs'
+        enabled: true
+      }
+    ]
+    metrics: [
+      {
+        category: 'AllMetrics'
+        enabled: true
+      }
+    ]
+  }
+}
+
+@description('Function App name.')
+output name string = site.name
+
+@description('Function App host name (the gateway\'s backend).')
+output defaultHostName string = site.properties.defaultHostName

@@ -1,0 +1,45 @@
+// Production: Base mainnet, a Standard v2 gateway behind an edge proxy, purge protection on.
+// Secrets come from the environment of whoever deploys (never from this file): see infra/README.md.
+using 'main.bicep'
+
+param name = 'payments-prod'
+param tags = {
+  environment: 'prod'
+  service: 'crypto-receipts'
+}
+param apimSku = 'StandardV2'
+param apimPublisherEmail = 'platform@example.com'
+param apimPublisherName = 'Crypto Receipts'
+// The edge proxy's public host name (replace with yours); it forwards to the API Management gateway.
+param publicBaseUrl = 'https://pay.example.com'
+param corsAllowedOrigins = []
+param brandKey = 'default'
+param brandName = 'Crypto Receipts'
+
+// Base mainnet: native USDC and bridged USDT (check both against the issuers' lists before a first deployment).
+param chainRpcUrl = readEnvironmentVariable('CHAIN_RPC_URL', 'https://mainnet.base.org')
+param chainId = 8453
+param usdcAddress = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
+param usdtAddress = '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2'
+param splitFactoryAddress = readEnvironmentVariable('SPLIT_FACTORY_ADDRESS')
+param platformWallet = readEnvironmentVariable('PLATFORM_WALLET')
+param adminWallets = readEnvironmentVariable('ADMIN_WALLETS')
+
+param functionMaximumInstanceCount = 100
+param functionInstanceMemoryMB = 2048
+param storageSku = 'Standard_ZRS'
+param logRetentionDays = 90
+param keyVaultPurgeProtection = true
+// The edge proxy (e.g. Front Door) injects x-edge-secret; the Key Vault secret edge-secret must exist first.
+param edgeProxyEnabled = true
+
+param actionGroupResourceId = readEnvironmentVariable('ALERT_ACTION_GROUP_ID')
+param outboxDepthThreshold = 100
+param serverErrorRatePercent = 2
+param relayerMinBalanceEth = '0.05'
+
+param gatewayFunctionKey = readEnvironmentVariable('GATEWAY_FUNCTION_KEY')
+param jwtSecret = readEnvironmentVariable('JWT_SECRET', '')
+param dataEncryptionKey = readEnvironmentVariable('DATA_ENCRYPTION_KEY', '')
+param relayerPrivateKey = readEnvironmentVariable('RELAYER_PRIVATE_KEY', '')
+param edgeSecret = readEnvironmentVariable('EDGE_SECRET', '')

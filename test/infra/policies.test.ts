@@ -1,0 +1,165 @@
+/**
+ * The API Management policies: well-formed XML, and the behaviour the gateway owes the service
+ * (DESIGN §4, the interface document's Authentication and Errors). The second half feeds the same
+ * checks broken copies to show that each one can fail.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { httpStatusOf } from '../../shared/http/errors';
+import { brokenCopy, readPolicyFiles, repoRoot } from './support/files';
+import {
+  checkBackend,
+  checkCorrelationId,
+  checkCors,
+  checkEdgeSecret,
+  checkErrorBodies,
+  checkHeaderHygiene,
+  checkKeyAlias,
+  checkNamedValues,
+  checkRateLimit,
+  checkSubscriptionStamp,
+  checkWellFormed,
+  type PolicyContext,
+} from './support/policy-checks';
+import { XmlSyntaxError, parseXml, textOf } from './support/xml';
+
+const files = readPolicyFiles();
+const headersSource = readFileSync(join(repoRoot, 'shared/http/headers.ts'), 'utf8');
+const context: PolicyContext = {
+  httpStatusOf,
+  correlationPattern: /const CORRELATION_PATTERN = \/(.+)\/;/.exec(headersSource)?.[1] ?? 'not found in shared/http/headers.ts',
+  apimBicep: readFileSync(join(repoRoot, 'infra/modules/apim.bicep'), 'utf8'),
+};
+
+describe('API Management policies', () => {
+  it('are the files apim.bicep loads', () => {
+    expect(Object.keys(files).sort()).toEqual(['api.xml', 'fragments/correlation-id.xml', 'global.xml', 'not-found-options.xml', 'not-found.xml', 'product-plan.xml']);
+  });
+
+  it('are well-formed, with the four sections and <base /> where scope order needs it', () => {
+    expect(checkWellFormed(files)).toEqual([]);
+  });
+
+  it("remove wallet hints and the client's x-subscription-id; keys and the edge secret never reach the backend", () => {
+    expect(checkHeaderHygiene(files)).toEqual([]);
+  });
+
+  it('stamp x-subscription-id from context.Subscription.Id after the checks', () => {
+    expect(checkSubscriptionStamp(files)).toEqual([]);
+  });
+
+  it('require the edge secret when an edge proxy is configured and refuse it otherwise', () => {
+    expect(checkEdgeSecret(files)).toEqual([]);
+  });
+
+  it('rate-limit per subscription at the plan quota, with X-RateLimit headers and the 429 body', () => {
+    expect(checkRateLimit(files)).toEqual([]);
+  });
+
+  it("answer in the interface document's error shape, with the service's codes and statuses", () => {
+    expect(checkErrorBodies(files, context)).toEqual([]);
+  });
+
+  it('pass the x402 and Sign-In-With-X headers through CORS and expose the payment, correlation and rate-limit headers', () => {
+    expect(checkCors(files)).toEqual([]);
+  });
+
+  it("call the Function App with the function key from the Key Vault-backed named value", () => {
+    expect(checkBackend(files)).toEqual([]);
+  });
+
+  it("echo a valid X-Correlation-Id by the backend's rule, else the request id, on every answer", () => {
+    expect(context.correlationPattern).toBe('^[A-Za-z0-9._:-]{1,128}$');
+    expect(checkCorrelationId(files, context)).toEqual([]);
+  });
+
+  it('accept x-api-key as an alias of the subscription key', () => {
+    expect(checkKeyAlias(files)).toEqual([]);
+  });
+
+  it('use only named values and fragments that apim.bicep declares, and every file is loaded by it', () => {
+    expect(checkNamedValues(files, context)).toEqual([]);
+  });
+});
+
+describe('the policy checks fail on a broken copy', () => {
+  it('a policy removed: the rate limit', () => {
+    const copy = brokenCopy(files, 'api.xml', /<rate-limit-by-key [^>]*\/>/);
+    expect(checkRateLimit(copy)).toEqual(['api.xml: no rate-limit-by-key in inbound']);
+  });
+
+  it('a policy removed: the wallet query parameter strip', () => {
+    const copy = brokenCopy(files, 'global.xml', /<set-query-parameter name="wallet" exists-action="delete" \/>/);
+    expect(checkHeaderHygiene(copy)).toEqual(['global.xml: inbound does not remove the wallet query parameter']);
+  });
+
+  it('a policy removed: the x-subscription-id stamp', () => {
+    const copy = brokenCopy(files, 'api.xml', /<choose>\s*<when condition="@\(context\.Subscription != null\)">[\s\S]*?<\/choose>/);
+    expect(checkSubscriptionStamp(copy)).toEqual(['api.xml: x-subscription-id is not set (override) from context.Subscription.Id']);
+  });
+
+  it('a policy removed: the edge-secret refusal when no edge proxy is configured', () => {
+    const copy = brokenCopy(files, 'api.xml', /<when condition='@\("\{\{edge-proxy-enabled\}\}" != "true"[\s\S]*?<\/when>/);
+    expect(checkEdgeSecret(copy)).toEqual(['api.xml: without an edge proxy, a client-sent x-edge-secret is not refused with 403 forbidden']);
+  });
+
+  it('a policy removed: an x402 header from CORS', () => {
+    const copy = brokenCopy(files, 'global.xml', '<header>X-PAYMENT</header>');
+    expect(checkCors(copy)).toEqual(['global.xml: CORS does not allow the request header X-PAYMENT']);
+  });
+
+  it('a policy removed: the function key', () => {
+    const copy = brokenCopy(files, 'api.xml', /<set-header name="x-functions-key"[\s\S]*?<\/set-header>/);
+    expect(checkBackend(copy)).toEqual(['api.xml: x-functions-key is not set from the named value {{function-key}}']);
+  });
+
+  it('a policy removed: the x-api-key replay', () => {
+    const copy = brokenCopy(files, 'api.xml', /<send-request[\s\S]*?<\/send-request>/);
+    expect(checkKeyAlias(copy)).toEqual(['api.xml: a call with x-api-key is not replayed with the key in Ocp-Apim-Subscription-Key']);
+  });
+
+  it('XML that is not well-formed', () => {
+    const copy = brokenCopy(files, 'product-plan.xml', '</outbound>');
+    expect(checkWellFormed(copy)).toEqual([expect.stringMatching(/^product-plan\.xml: not well-formed XML: line \d+: <\/policies> closes <outbound>/)]);
+    const raw = brokenCopy(files, 'api.xml', '&amp;&amp; context.Request.Headers.ContainsKey("x-edge-secret")', '&& context.Request.Headers.ContainsKey("x-edge-secret")');
+    expect(checkWellFormed(raw)).toEqual([expect.stringMatching(/^api\.xml: not well-formed XML: line \d+: "&" must start a reference/)]);
+  });
+
+  it('a gateway answer outside the error shape', () => {
+    const copy = brokenCopy(files, 'global.xml', '{"error":"unauthorized","message":"missing or invalid subscription key"}', '{"statusCode":401,"message":"Access denied"}');
+    expect(checkErrorBodies(copy, context)).toEqual([expect.stringMatching(/^global\.xml:\d+: the body has no error code$/)]);
+    const status = brokenCopy(files, 'api.xml', '<set-status code="401" reason="Unauthorized" />', '<set-status code="403" reason="Forbidden" />');
+    expect(checkErrorBodies(status, context)).toEqual([expect.stringMatching(/^api\.xml:\d+: unauthorized answered with 403; the service uses 401$/)]);
+  });
+
+  it('a named value the templates do not declare, or a correlation rule that differs from the backend', () => {
+    const copy = brokenCopy(files, 'api.xml', '{{function-key}}', '{{functions-key}}');
+    expect(checkNamedValues(copy, context)).toEqual(['api.xml: named value functions-key is not declared in apim.bicep']);
+    const rule = brokenCopy(files, 'fragments/correlation-id.xml', '{1,128}', '{1,256}');
+    expect(checkCorrelationId(rule, context)).toEqual([expect.stringContaining("the id rule differs from the backend's")]);
+  });
+});
+
+describe('the XML parser is strict', () => {
+  it('decodes references and CDATA', () => {
+    const doc = parseXml('<?xml version="1.0"?>\n<!-- c --><a x=\'1 &lt; 2 &amp;&amp; "y"\'>t &#x41;<![CDATA[<raw>&]]><b/></a>');
+    expect(doc.attributes.x).toBe('1 < 2 && "y"');
+    expect(textOf(doc)).toBe('t A<raw>&');
+  });
+
+  it.each([
+    ['<a><b></a>', '</a> closes <b>'],
+    ['<a x="1" x="2"/>', 'duplicate attribute x'],
+    ['<a x=1/>', 'must be quoted'],
+    ['<a x="1 < 2"/>', '"<" must be escaped'],
+    ['<a>&nbsp;</a>', 'unknown entity'],
+    ['<a/><b/>', 'content after the root element'],
+    ['<a><!-- a -- b --></a>', '"--" is not allowed'],
+    ['<a x="1"y="2"/>', 'expected whitespace'],
+    ['<a>', 'is not closed'],
+  ])('rejects %s', (source, message) => {
+    expect(() => parseXml(source)).toThrow(XmlSyntaxError);
+    expect(() => parseXml(source)).toThrow(message);
+  });
+});

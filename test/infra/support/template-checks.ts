@@ -1,0 +1,359 @@
+/**
+ * Structural checks of the Bicep templates. Each check takes the infra files as contents (paths
+ * relative to infra/, with forward slashes) and returns its problems as "file: message" lines, so a
+ * test can run it on the real files and on a broken copy.
+ */
+import { posix } from 'node:path';
+import type { ContainerSpec } from '../../../shared/registry';
+import { lex, loadedFiles, moduleReferences, paramAssignments, paramDeclarations, resourceTypes, statements, stringArrayVariable, usingTarget } from './bicep';
+
+export type InfraFiles = Record<string, string>;
+
+const bicepFiles = (files: InfraFiles) => Object.keys(files).filter((file) => file.endsWith('.bicep'));
+const paramFiles = (files: InfraFiles) => Object.keys(files).filter((file) => file.endsWith('.bicepparam'));
+const resolve = (from: string, target: string) => posix.normalize(posix.join(posix.dirname(from), target));
+
+/** Azure Verified Modules from the public registry, pinned to an exact version. */
+const AVM_REFERENCE = /^br\/public:avm\/(res|ptn|utl)\/[a-z0-9-]+(\/[a-z0-9-]+)*:\d+\.\d+\.\d+$/;
+const PINNED_TYPE = /^[A-Za-z0-9.]+(\/[A-Za-z0-9.-]+)*@\d{4}-\d{2}-\d{2}(-preview)?$/;
+
+/** Bicep's own limits on compile-time file loading (Bicep's LanguageConstants). */
+export const LOAD_LIMITS: Record<string, number> = { loadTextContent: 131_072, loadJsonContent: 1_048_576 };
+
+/** Every local module, loaded file and `using` target exists; registry modules are AVM with a version; nothing is orphaned. */
+export const checkReferences = (files: InfraFiles): string[] => {
+  const problems: string[] = [];
+  const used = new Set<string>();
+  for (const file of bicepFiles(files)) {
+    for (const { symbol, reference } of moduleReferences(files[file]!)) {
+      if (reference.startsWith('br/') || reference.startsWith('br:') || reference.startsWith('ts:') || reference.startsWith('ts/')) {
+        if (!AVM_REFERENCE.test(reference)) problems.push(`${file}: module ${symbol} '${reference}' is not an Azure Verified Module pinned to a version (br/public:avm/...:x.y.z)`);
+        continue;
+      }
+      const target = resolve(file, reference);
+      used.add(target);
+      if (!(target in files)) problems.push(`${file}: module ${symbol} refers to ${target}, which does not exist`);
+    }
+    for (const { fn, path } of loadedFiles(files[file]!)) {
+      const target = resolve(file, path);
+      used.add(target);
+      if (!(target in files)) {
+        problems.push(`${file}: ${fn}('${path}') refers to ${target}, which does not exist`);
+        continue;
+      }
+      const limit = LOAD_LIMITS[fn];
+      if (limit !== undefined && files[target]!.length > limit) {
+        problems.push(`${file}: ${fn}('${path}') loads ${files[target]!.length} characters; Bicep stops at ${limit}`);
+      }
+    }
+  }
+  for (const file of paramFiles(files)) {
+    const target = usingTarget(files[file]!);
+    if (!target) problems.push(`${file}: no using '<template>' line`);
+    else if (!(resolve(file, target) in files)) problems.push(`${file}: using '${target}', which does not exist`);
+  }
+  for (const file of bicepFiles(files)) {
+    if (file.startsWith('modules/') && !used.has(file)) problems.push(`${file}: no template uses this module`);
+  }
+  return problems;
+};
+
+/** Every `param` of every template says what it is for. */
+export const checkParameterDescriptions = (files: InfraFiles): string[] =>
+  bicepFiles(files).flatMap((file) =>
+    paramDeclarations(files[file]!)
+      .filter((param) => !param.decorators.some((decorator) => /^@(sys\.)?description\(\s*'(?:[^'\\]|\\.)+'\s*\)$/.test(decorator)))
+      .map((param) => `${file}:${param.line}: param ${param.name} has no @description`),
+  );
+
+/** Every resource type names a fixed API version. */
+export const checkApiVersions = (files: InfraFiles): string[] =>
+  bicepFiles(files).flatMap((file) =>
+    resourceTypes(files[file]!)
+      .filter(({ type }) => !PINNED_TYPE.test(type))
+      .map(({ symbol, type }) => `${file}: resource ${symbol} '${type}' does not pin an API version (Type@yyyy-mm-dd[-preview])`),
+  );
+
+/** Calls that fetch keys at deployment time; checked in code, so a comment may name them. */
+const KEY_FETCHING_CALLS: Array<[RegExp, string]> = [
+  [/\blist[A-Z]\w*\s*\(/, 'calls an ARM list*() function (listKeys, listConnectionStrings, …): keys must not pass through templates'],
+];
+
+/** Secret values written out; checked everywhere, comments included. */
+const SECRET_LITERALS: Array<[RegExp, string]> = [
+  [/AccountKey=/i, 'holds a storage account key connection string'],
+  [/SharedAccess(Key|Signature)=/i, 'holds a shared access key or signature'],
+  [/[?&]sig=[A-Za-z0-9%]/, 'holds a SAS token'],
+  [/InstrumentationKey=[0-9a-f]{8}-/i, 'holds an Application Insights key literal'],
+  [/-----BEGIN [A-Z ]*PRIVATE KEY-----/, 'holds a PEM private key'],
+  [/\b0x[0-9a-fA-F]{64}\b/, 'holds a 32-byte hex literal (an EVM private key?)'],
+];
+
+/**
+ * A quoted token of 32+ characters that looks random: letters and digits mixed, from the base64 or
+ * hex alphabet. Addresses (public), GUIDs (role ids) and kebab-case names are not keys.
+ */
+const looksLikeKey = (token: string) =>
+  token.length >= 32 &&
+  /^[A-Za-z0-9+/_=-]+$/.test(token) &&
+  ((/[0-9]/.test(token) && /[A-Za-z]/.test(token)) || (/[a-z]/.test(token) && /[A-Z]/.test(token) && token.length >= 40)) &&
+  !/^0x[0-9a-fA-F]{40}$/.test(token) &&
+  !/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(token) &&
+  !/^[a-z0-9]+(-[a-z0-9]+)+$/.test(token);
+
+/** No keys fetched by the template, no secret values written in it, secure parameters fed from outside. */
+export const checkNoSecrets = (files: InfraFiles): string[] => {
+  const problems: string[] = [];
+  for (const [file, text] of Object.entries(files)) {
+    // The OpenAPI documents are generated by `npm run build` and carry examples, not configuration.
+    if (/^openapi\.[^/]*\.json$/.test(file)) continue;
+    const code = file.endsWith('.bicep') || file.endsWith('.bicepparam') ? lex(text).code : text;
+    code.split('\n').forEach((line, index) => {
+      for (const [pattern, what] of KEY_FETCHING_CALLS) if (pattern.test(line)) problems.push(`${file}:${index + 1}: ${what}`);
+    });
+    text.split('\n').forEach((line, index) => {
+      for (const [pattern, what] of SECRET_LITERALS) if (pattern.test(line)) problems.push(`${file}:${index + 1}: ${what}`);
+      for (const match of line.matchAll(/(['"])([^'"\s]{32,})\1/g)) {
+        if (looksLikeKey(match[2]!)) problems.push(`${file}:${index + 1}: holds a key-like literal (${match[2]!.slice(0, 6)}…)`);
+      }
+    });
+  }
+  const secureParams = new Map<string, Set<string>>();
+  for (const file of bicepFiles(files)) {
+    const secure = new Set<string>();
+    for (const param of paramDeclarations(files[file]!)) {
+      if (!param.decorators.some((decorator) => /^@(sys\.)?secure\(\)$/.test(decorator))) continue;
+      secure.add(param.name);
+      const fallback = /=\s*([\s\S]+)$/.exec(param.text)?.[1]?.trim();
+      if (fallback !== undefined && fallback !== "''") problems.push(`${file}:${param.line}: secure param ${param.name} has a default value`);
+    }
+    secureParams.set(file, secure);
+  }
+  for (const file of paramFiles(files)) {
+    const target = usingTarget(files[file]!);
+    const secure = (target && secureParams.get(resolve(file, target))) || new Set<string>();
+    for (const { name, value } of paramAssignments(files[file]!)) {
+      if (secure.has(name) && !/^readEnvironmentVariable\(\s*'[A-Z0-9_]+'\s*(,\s*''\s*)?\)$/.test(value) && !/^(az\.)?getSecret\(/.test(value) && value !== "''") {
+        problems.push(`${file}: secure param ${name} must come from readEnvironmentVariable() or getSecret(), not ${value}`);
+      }
+    }
+  }
+  return problems;
+};
+
+/** Each parameter file sets only parameters its template has, and every parameter without a default. */
+export const checkParameterFiles = (files: InfraFiles): string[] => {
+  const problems: string[] = [];
+  for (const file of paramFiles(files)) {
+    const target = usingTarget(files[file]!);
+    const template = target && files[resolve(file, target)];
+    if (!template) continue; // checkReferences reports it
+    const declared = paramDeclarations(template);
+    const assigned = new Set(paramAssignments(files[file]!).map((assignment) => assignment.name));
+    for (const name of assigned) if (!declared.some((param) => param.name === name)) problems.push(`${file}: param ${name} is not a parameter of ${target}`);
+    for (const param of declared) {
+      if (!/=/.test(param.text) && !assigned.has(param.name)) problems.push(`${file}: required param ${param.name} of ${target} is not set`);
+    }
+  }
+  return problems;
+};
+
+/** Every queue of the registry and its poison queue is created, through the storage module's queue loop. */
+export const checkQueues = (files: InfraFiles, queues: readonly string[]): string[] => {
+  const problems: string[] = [];
+  const declared = stringArrayVariable(files['main.bicep'] ?? '', 'queueNames');
+  if (!declared) return ['main.bicep: no var queueNames = [...]'];
+  for (const queue of queues.flatMap((name) => [name, `${name}-poison`])) {
+    if (!declared.includes(queue)) problems.push(`main.bicep: queue ${queue} is not in queueNames`);
+  }
+  const main = lex(files['main.bicep']!).code;
+  if (!/module\s+\w+\s+'modules\/storage\.bicep'[\s\S]*?\bqueueNames:\s*queueNames\b/.test(main)) {
+    problems.push('main.bicep: the storage module is not given queueNames');
+  }
+  const storage = lex(files['modules/storage.bicep'] ?? '').code;
+  if (!/resource\s+\w+\s+'Microsoft\.Storage\/storageAccounts\/queueServices\/queues@[^']+'\s*=\s*\[\s*for\s+(\w+)\s+in\s+queueNames\s*:\s*\{[\s\S]*?name:\s*\1\b/.test(storage)) {
+    problems.push('modules/storage.bicep: no queue resource created for each of queueNames');
+  }
+  return problems;
+};
+
+interface DeclaredContainer {
+  name: string;
+  partitionKey: string;
+  uniqueKeys?: string[][];
+  compositeIndexes?: Array<Array<{ path: string; order: string }>>;
+}
+
+/** Every container of the registry, with its partition key, unique keys and composite indexes, is declared; no other. */
+export const checkContainers = (files: InfraFiles, containers: readonly ContainerSpec[], databaseName: string): string[] => {
+  const problems: string[] = [];
+  let declared: DeclaredContainer[];
+  try {
+    declared = (JSON.parse(files['cosmos-containers.json'] ?? '') as { containers: DeclaredContainer[] }).containers;
+  } catch (error) {
+    return [`cosmos-containers.json: not JSON: ${(error as Error).message}`];
+  }
+  const byName = new Map(declared.map((container) => [container.name, container]));
+  for (const expected of containers) {
+    const actual = byName.get(expected.name);
+    if (!actual) {
+      problems.push(`cosmos-containers.json: container ${expected.name} (partition key ${expected.partitionKey}) is missing`);
+      continue;
+    }
+    if (actual.partitionKey !== expected.partitionKey) {
+      problems.push(`cosmos-containers.json: ${expected.name} is partitioned by ${actual.partitionKey}; the code uses ${expected.partitionKey}`);
+    }
+    if (JSON.stringify(actual.uniqueKeys ?? []) !== JSON.stringify(expected.uniqueKeys ?? [])) {
+      problems.push(`cosmos-containers.json: ${expected.name} unique keys ${JSON.stringify(actual.uniqueKeys ?? [])} differ from ${JSON.stringify(expected.uniqueKeys ?? [])}`);
+    }
+    if (JSON.stringify(actual.compositeIndexes ?? []) !== JSON.stringify(expected.compositeIndexes ?? [])) {
+      problems.push(`cosmos-containers.json: ${expected.name} composite indexes differ from shared/registry.ts`);
+    }
+  }
+  for (const name of byName.keys()) if (!containers.some((container) => container.name === name)) problems.push(`cosmos-containers.json: ${name} is not in shared/registry.ts`);
+
+  const main = lex(files['main.bicep'] ?? '').code;
+  if (!/loadJsonContent\('cosmos-containers\.json'\)\.containers/.test(main)) problems.push('main.bicep: does not load cosmos-containers.json');
+  if (!new RegExp(`\\bvar\\s+cosmosDatabaseName\\s*=\\s*'${databaseName}'`).test(main)) problems.push(`main.bicep: the database is not '${databaseName}'`);
+  const cosmos = lex(files['modules/cosmos.bicep'] ?? '').code;
+  for (const [pattern, what] of [
+    [/\[\s*for\s+container\s+in\s+containers\s*:/, 'a container resource for each declared container'],
+    [/paths:\s*\[\s*container\.partitionKey\s*\]/, 'the partition key'],
+    [/uniqueKeys:\s*map\(container\.\?uniqueKeys/, 'the unique keys'],
+    [/compositeIndexes:\s*container\.\?compositeIndexes/, 'the composite indexes'],
+  ] as const) {
+    if (!pattern.test(cosmos)) problems.push(`modules/cosmos.bicep: does not declare ${what}`);
+  }
+  return problems;
+};
+
+/** The settings that keep keys out: shared-key and local auth off, RBAC Key Vault, identity-based app settings, one roles module. */
+export const checkIdentityAndSettings = (files: InfraFiles): string[] => {
+  const problems: string[] = [];
+  const code = (file: string) => lex(files[file] ?? '').code;
+  const require = (file: string, pattern: RegExp, what: string) => {
+    if (!pattern.test(code(file))) problems.push(`${file}: ${what}`);
+  };
+  require('modules/storage.bicep', /allowSharedKeyAccess:\s*false\b/, 'shared-key access is not off (allowSharedKeyAccess: false)');
+  require('modules/cosmos.bicep', /disableLocalAuth:\s*true\b/, 'Cosmos DB local auth is not off (disableLocalAuth: true)');
+  require('modules/cosmos.bicep', /'EnableServerless'/, 'Cosmos DB is not serverless');
+  require('modules/keyvault.bicep', /enableRbacAuthorization:\s*true\b/, 'Key Vault is not in RBAC mode');
+  require('modules/monitoring.bicep', /DisableLocalAuth:\s*true\b/, 'Application Insights accepts keys (DisableLocalAuth: true)');
+
+  const app = code('modules/functionapp.bicep');
+  const settings = new Map([...app.matchAll(/\{\s*name:\s*'([A-Za-z0-9_]+)'\s*,\s*value:\s*([^}]*?)\s*\}/g)].map((match) => [match[1]!, match[2]!]));
+  const required = [
+    'AzureWebJobsStorage__accountName', 'AzureWebJobsStorage__credential', 'AzureWebJobsStorage__clientId', 'AzureWebJobsStorage__queueServiceUri',
+    'AZURE_CLIENT_ID', 'APP_ENV', 'BASE_URL', 'BRAND_KEY', 'BRAND_NAME', 'COSMOS_ENDPOINT', 'COSMOS_DATABASE', 'CHAIN_RPC_URL', 'CHAIN_ID',
+    'USDC_ADDRESS', 'USDT_ADDRESS', 'SPLIT_FACTORY_ADDRESS', 'PLATFORM_WALLET', 'ADMIN_WALLETS', 'KEY_ISSUER', 'AZURE_SUBSCRIPTION_ID',
+    'APIM_RESOURCE_GROUP', 'APIM_SERVICE_NAME', 'APPLICATIONINSIGHTS_CONNECTION_STRING', 'JWT_SECRET', 'DATA_ENCRYPTION_KEY', 'RELAYER_PRIVATE_KEY', 'EDGE_SECRET',
+  ];
+  for (const name of required) if (!settings.has(name)) problems.push(`modules/functionapp.bicep: app setting ${name} is missing`);
+  for (const name of ['COSMOS_KEY', 'AzureWebJobsStorage']) if (settings.has(name)) problems.push(`modules/functionapp.bicep: app setting ${name} must not exist (identity-based access)`);
+  const expectations: Array<[string, RegExp]> = [
+    ['AzureWebJobsStorage__credential', /^'managedidentity'$/],
+    ['AzureWebJobsStorage__clientId', /^identityClientId$/],
+    ['AZURE_CLIENT_ID', /^identityClientId$/],
+    ['APP_ENV', /^'production'$/],
+    ['KEY_ISSUER', /^'apim'$/],
+    ['JWT_SECRET', /^keyVaultReference\.\w+$/],
+    ['DATA_ENCRYPTION_KEY', /^keyVaultReference\.\w+$/],
+    ['RELAYER_PRIVATE_KEY', /^keyVaultReference\.\w+$/],
+    ['EDGE_SECRET', /^keyVaultReference\.\w+$/],
+  ];
+  for (const [name, pattern] of expectations) {
+    const value = settings.get(name);
+    if (value !== undefined && !pattern.test(value)) problems.push(`modules/functionapp.bicep: app setting ${name} is ${value}, expected ${pattern}`);
+  }
+  const references = [...app.matchAll(/(\w+):\s*'@Microsoft\.KeyVault\(SecretUri=\$\{keyVaultUri\}secrets\/\$\{secretNames\.\w+\}\/\)'/g)].map((match) => match[1]!);
+  for (const name of ['jwtSecret', 'dataEncryptionKey', 'relayerPrivateKey', 'edgeSecret']) {
+    if (!references.includes(name)) problems.push(`modules/functionapp.bicep: ${name} is not a Key Vault reference (@Microsoft.KeyVault(SecretUri=...))`);
+  }
+  require('modules/functionapp.bicep', /keyVaultReferenceIdentity:\s*identityResourceId\b/, 'Key Vault references do not use the user-assigned identity');
+  require('modules/functionapp.bicep', /tier:\s*'FlexConsumption'/, 'the plan is not Flex Consumption');
+  require('modules/functionapp.bicep', /runtime:\s*\{\s*name:\s*'node'\s*,?\s*version:\s*'22'\s*,?\s*\}/, 'the runtime is not Node 22');
+  if (!/Node 20/.test(files['modules/functionapp.bicep'] ?? '')) problems.push('modules/functionapp.bicep: no comment says the code also runs on Node 20');
+
+  const roleGuids = {
+    'Storage Queue Data Contributor': '974c5e8b-45b9-4653-ba55-5f855dd0fb88',
+    'Storage Blob Data Owner': 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b',
+    'Key Vault Secrets User': '4633458b-17de-408a-b874-0445c86b69e6',
+    'Monitoring Metrics Publisher': '3913510d-42f4-4e42-8a64-420c390055eb',
+    'Cosmos DB Built-in Data Contributor': '00000000-0000-0000-0000-000000000002',
+  };
+  const roles = code('modules/roles.bicep');
+  for (const [role, guid] of Object.entries(roleGuids)) {
+    if (!new RegExp(`(\\w+:|\\bvar\\s+\\w+\\s*=)\\s*'${guid}'`).test(roles)) problems.push(`modules/roles.bicep: ${role} (${guid}) is not a named role definition`);
+  }
+  if (!/'Microsoft\.DocumentDB\/databaseAccounts\/sqlRoleAssignments@/.test(roles)) problems.push('modules/roles.bicep: no Cosmos DB SQL role assignment');
+  for (const file of bicepFiles(files)) {
+    if (file === 'modules/roles.bicep') continue;
+    for (const { type } of resourceTypes(files[file]!)) {
+      if (/^Microsoft\.Authorization\/role(Assignments|Definitions)@|\/sqlRoleAssignments@/.test(type)) problems.push(`${file}: ${type.split('@')[0]} outside modules/roles.bicep`);
+    }
+  }
+  return problems;
+};
+
+/** The gateway: the generated documents imported, subscription required per API and product, the plans' quotas. */
+export const checkGateway = (files: InfraFiles, planQuotas: Record<string, number>): string[] => {
+  const problems: string[] = [];
+  const apim = lex(files['modules/apim.bicep'] ?? '').code;
+  for (const document of ['openapi.keyed.json', 'openapi.keyless.json']) {
+    if (!new RegExp(`loadJsonContent\\('\\.\\./${document.replace(/\./g, '\\.')}'\\)`).test(apim)) problems.push(`modules/apim.bicep: does not import ${document}`);
+  }
+  if (!/format:\s*'openapi\+json'/.test(apim)) problems.push('modules/apim.bicep: the API is not imported from OpenAPI');
+  const resources = statements(files['modules/apim.bicep'] ?? '').filter((statement) => statement.text.startsWith('resource '));
+  const ofType = (type: string) => resources.filter((statement) => statement.text.includes(`'Microsoft.ApiManagement/service/${type}@`));
+  const apis = ofType('apis');
+  if (apis.length !== 1 || !/subscriptionRequired:\s*true\b/.test(apis[0]!.text)) problems.push('modules/apim.bicep: the API does not require a subscription');
+  if (ofType('apis/operations').some((operation) => /subscriptionRequired/.test(operation.text))) {
+    problems.push('modules/apim.bicep: subscription requirement set on an operation');
+  }
+  for (const [plan, calls] of Object.entries(planQuotas)) {
+    if (!new RegExp(`\\{\\s*name:\\s*'${plan}'[^}]*callsPerMinute:\\s*${calls}\\s*\\}`).test(apim)) problems.push(`modules/apim.bicep: product ${plan} does not carry ${calls} calls a minute`);
+  }
+  if (!/for\s+plan\s+in\s+plans:[\s\S]*?subscriptionRequired:\s*true\b/.test(apim)) problems.push('modules/apim.bicep: the plan products do not require a subscription');
+  if (!/replace\(loadTextContent\('\.\.\/policies\/product-plan\.xml'\),\s*'__CALLS_PER_MINUTE__',\s*string\(plan\.callsPerMinute\)\)/.test(apim)) {
+    problems.push('modules/apim.bicep: the plan products do not get their quota policy');
+  }
+  const open = ofType('products').find((product) => /\bname:\s*'public'/.test(product.text));
+  if (!open || !/subscriptionRequired:\s*false\b/.test(open.text)) problems.push('modules/apim.bicep: no open product "public" (subscriptionRequired: false) for the keyless routes');
+  if (!/urlTemplate:\s*'\/\*'/.test(apim)) problems.push('modules/apim.bicep: no catch-all operation for unknown routes');
+  return problems;
+};
+
+/** The generated documents can be merged into one API: OpenAPI 3, normalized unique operation ids, no route in both. */
+export const checkOpenApiDocuments = (files: InfraFiles): string[] => {
+  const problems: string[] = [];
+  const seen = new Map<string, string>();
+  const ids = new Map<string, string>();
+  for (const file of ['openapi.keyed.json', 'openapi.keyless.json']) {
+    let document: { openapi?: string; info?: { version?: string }; paths?: Record<string, Record<string, { operationId?: string }>> };
+    try {
+      document = JSON.parse(files[file] ?? '') as typeof document;
+    } catch {
+      problems.push(`${file}: missing or not JSON (npm run build writes it)`);
+      continue;
+    }
+    if (!/^3\./.test(document.openapi ?? '')) problems.push(`${file}: not an OpenAPI 3 document`);
+    if (!document.info?.version) problems.push(`${file}: no info.version`);
+    for (const [path, operations] of Object.entries(document.paths ?? {})) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const route = `${method.toUpperCase()} ${path}`;
+        if (seen.has(route)) problems.push(`${file}: ${route} is also in ${seen.get(route)}; one API cannot hold it twice`);
+        seen.set(route, file);
+        const id = operation.operationId ?? '';
+        // API Management names an imported operation after its operationId, normalized; the policies
+        // look operations up by that name, so the ids must already be in normalized form.
+        if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(id) || id.length > 76) problems.push(`${file}: ${route} operationId '${id}' is not in API Management's normalized form`);
+        if (ids.has(id)) problems.push(`${file}: operationId ${id} is also used in ${ids.get(id)}`);
+        ids.set(id, file);
+      }
+    }
+  }
+  return problems;
+};
+
+/** Statement-level view used by tests that build broken copies. */
+export { statements };
