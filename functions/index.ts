@@ -32,3 +32,4 @@ import './receipts-redeliver';
 import './webhooks-test';
 import './outbox-apply';
 import './openapi';
+import './metrics-report';

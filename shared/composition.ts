@@ -16,6 +16,7 @@ import { httpWebhookSender } from './adapters/http/webhook-sender';
 import { MemoryDeliveryLog, MemoryEventQueue } from './adapters/memory/deliveries';
 import { MemoryReceiptRepository } from './adapters/memory/receipts';
 import { storageEventQueue } from './adapters/storage-queue/event-queue';
+import { appInsightsMetrics, logMetrics } from './adapters/http/app-insights-metrics';
 import { CosmosCollection } from './adapters/cosmos/documents';
 import type { EvmChain } from './adapters/evm/chain';
 import { lazyAzureCredential } from './adapters/azure/credential';
@@ -76,6 +77,7 @@ const chainFrom = (config: Config): (Chain & { destroy(): void }) | undefined =>
     readSplit: async (address) => (await load()).readSplit(address),
     splitTransfers: async (address, range) => (await load()).splitTransfers(address, range),
     blockNumber: async () => (await load()).blockNumber(),
+    relayerBalance: async () => (await load()).relayerBalance(),
     destroy: () => void chain?.then((loaded) => loaded.destroy()),
   };
 };
@@ -100,7 +102,14 @@ const apimKeyIssuer = (config: Config): KeyIssuer => {
 export const secretBoxFrom = (config: Config) =>
   aesGcmSecretBox(config.DATA_ENCRYPTION_KEY ? Buffer.from(config.DATA_ENCRYPTION_KEY, 'base64') : DEVELOPMENT_DATA_KEY);
 
+const metricsFrom = (config: Config) =>
+  config.APPLICATIONINSIGHTS_CONNECTION_STRING ? appInsightsMetrics(config.APPLICATIONINSIGHTS_CONNECTION_STRING, lazyAzureCredential()) : logMetrics();
+
+const queueDepthOf = (queues: QueueStore | undefined) => async (queue: string) =>
+  queues ? ((await queues.queue(queue).getProperties()).approximateMessagesCount ?? 0) : 0;
+
 const authAdapters = (config: Config) => ({
+  metrics: metricsFrom(config),
   secretBox: secretBoxFrom(config),
   webhookSender: httpWebhookSender({ development: config.APP_ENV === 'development' }),
   sessionTokens: hs256SessionTokens(config.JWT_SECRET ?? DEVELOPMENT_JWT_SECRET, systemClock),
@@ -121,6 +130,8 @@ export const memoryDeps = (overrides: Partial<AppDeps> = {}): AppDeps => ({
   settings: settingsFrom(memoryConfig()),
   ...authAdapters(memoryConfig()),
   chain: undefined,
+  queueDepth: async () => 0,
+  metrics: logMetrics(),
   claims: new MemoryCollection(),
   sessions: new MemoryCollection(),
   merchants: new MemoryCollection(),
@@ -162,7 +173,7 @@ export const compose = (config: Config): Composition => {
       settings: settingsFrom(config),
       ...authAdapters(config),
       chain: chainFrom(config),
-      ...(queues && { queue: storageEventQueue(queues) }),
+      ...(queues && { queue: storageEventQueue(queues), queueDepth: queueDepthOf(queues) }),
       probes: { store: alwaysUp, queue: queueProbe },
     });
     return {
@@ -195,6 +206,7 @@ export const compose = (config: Config): Composition => {
     receipts: new CosmosReceiptRepository(cosmos),
     deliveries: new CosmosDeliveryLog(cosmos),
     queue: queues ? storageEventQueue(queues) : new MemoryEventQueue(),
+    queueDepth: queueDepthOf(queues),
     platform: new CosmosCollection(cosmos, containers.platform),
     rateLimiter: new MemoryRateLimiter(),
     probes: { store: cosmos.probe, queue: queueProbe },

@@ -50,6 +50,7 @@ const EnvSchema = z.object({
   PARTNER_FEE_BPS: z.coerce.number().int().min(0).max(10_000).default(0),
   PARTNER_WALLET: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').transform((a) => a.toLowerCase()).optional(),
   CHAIN_RPC_URL: z.url().optional(),
+  APPLICATIONINSIGHTS_CONNECTION_STRING: z.string().optional(),
   WEBHOOK_HEADER_PREFIX: z.string().regex(/^[A-Za-z][A-Za-z0-9-]*-$/, 'must be a header-name prefix ending in -').default('X-Service-'),
   /** 32 bytes, base64: encrypts the API keys that sign webhooks. Required outside development. */
   DATA_ENCRYPTION_KEY: z
@@ -79,8 +80,15 @@ export type Config = z.output<typeof EnvSchema>;
 export const withoutBlanks = (env: Record<string, string | undefined>): Record<string, string> =>
   Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''));
 
+/** Secrets App Service resolves from Key Vault: an unresolved reference arrives as its own text. */
+const SECRET_KEYS = ['JWT_SECRET', 'DATA_ENCRYPTION_KEY', 'RELAYER_PRIVATE_KEY', 'EDGE_SECRET', 'COSMOS_KEY'] as const;
+
 /** Parses the environment once; a bad value stops the process with every bad key listed. */
 export const loadConfig = (env: Record<string, string | undefined> = process.env): Config => {
+  const unresolved = SECRET_KEYS.filter((key) => env[key]?.startsWith('@Microsoft.KeyVault('));
+  if (unresolved.length > 0) {
+    throw new Error(`invalid configuration:\n  ${unresolved.map((key) => `${key}: the Key Vault reference did not resolve (check the secret and the app's access)`).join('\n  ')}`);
+  }
   const parsed = EnvSchema.safeParse(withoutBlanks(env));
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`);

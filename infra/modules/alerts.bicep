@@ -1,11 +1,10 @@
 // Alerts on what the platform cannot see by itself. Azure Monitor's queue metrics are per storage
-// account (QueueMessageCount has no queue dimension), so the queue alerts read custom metrics THE APP
-// MUST EMIT to Application Insights:
+// account (QueueMessageCount has no queue dimension), so the queue alerts read custom metrics the app
+// emits to Application Insights (functions/metrics-report.ts):
 //   queue.depth          value = approximate message count, dimension  queue = <queue name>
 //                        (every queue of queueNames in main.bicep, poison queues included)
 //   relayer.balance.eth  value = the relayer wallet's native balance in ETH
-// e.g. from a timer function every minute. Until the app emits them these alerts never fire, and a
-// metric that stops arriving does not fire them either. See infra/README.md, "Alerts".
+// every minute. A metric that stops arriving does not fire them. See infra/README.md, "Alerts".
 
 @description('Base name of the deployment; alert names derive from it.')
 param name string

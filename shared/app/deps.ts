@@ -6,6 +6,7 @@ import type { SessionTokens, SignInVerifier } from '../ports/auth';
 import type { Chain } from '../ports/chain';
 import type { Claim, DocumentCollection } from '../ports/documents';
 import type { KeyIssuer } from '../ports/key-issuer';
+import type { MetricsSink } from '../ports/metrics';
 import type { ReceiptRepository } from '../ports/receipts';
 import type { DeliveryLog, EventQueue, SecretBox, WebhookSender } from '../ports/webhooks';
 import type { InventoryRepository } from '../ports/inventory-repository';
@@ -58,6 +59,9 @@ export interface AppDeps {
   queue: EventQueue;
   webhookSender: WebhookSender;
   secretBox: SecretBox;
+  /** Approximate number of messages in a queue (for the queue-depth metric). */
+  queueDepth(queue: string): Promise<number>;
+  metrics: MetricsSink;
   platform: DocumentCollection<PricingConfig>;
   sessions: DocumentCollection<Session>;
   sessionTokens: SessionTokens;

@@ -42,4 +42,6 @@ export interface Chain {
   /** Payments into the split (ETH and the configured tokens) and distributions out of it, oldest first. */
   splitTransfers(address: string, range: { fromBlock: number; toBlock: number }): Promise<SplitTransfer[]>;
   blockNumber(): Promise<number>;
+  /** The relayer wallet's native balance (wei): it pays gas for the service's own transactions. */
+  relayerBalance(): Promise<bigint>;
 }

@@ -192,6 +192,11 @@ export class EvmChain implements Chain {
     return this.guard(() => this.provider.getBlockNumber());
   }
 
+  async relayerBalance(): Promise<bigint> {
+    const address = await this.relayer.getAddress();
+    return this.guard(() => this.provider.getBalance(address));
+  }
+
   /** Stops the provider this chain made (one passed in belongs to whoever passed it). */
   destroy(): void {
     if (this.ownsProvider) this.provider.destroy();
