@@ -101,7 +101,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
   if (chainKeys.some((key) => config[key]) && !chainKeys.every((key) => config[key])) {
     missing.push(`${chainKeys.filter((key) => !config[key]).join(', ')}: a chain needs all of ${chainKeys.join(', ')}`);
   }
-  if (config.PLATFORM_FEE_BPS + config.PARTNER_FEE_BPS > 10_000) missing.push('PLATFORM_FEE_BPS + PARTNER_FEE_BPS: must not exceed 10000');
+  if (config.PLATFORM_FEE_BPS + config.PARTNER_FEE_BPS >= 10_000) missing.push('PLATFORM_FEE_BPS + PARTNER_FEE_BPS: must stay below 10000');
   if (config.KEY_ISSUER === 'apim') {
     for (const key of ['AZURE_SUBSCRIPTION_ID', 'APIM_RESOURCE_GROUP', 'APIM_SERVICE_NAME'] as const) {
       if (!config[key]) missing.push(`${key}: required when KEY_ISSUER=apim`);

@@ -1,4 +1,5 @@
 import { DomainError } from '../domain/errors';
+import { ID_PATTERN } from '../domain/query-params';
 import { API_KEY_PREFIX_LENGTH, hashApiKey, toKeyView, type Plan, type Scope, type Subscription } from '../domain/subscription';
 import type { AppDeps } from './deps';
 
@@ -49,7 +50,7 @@ export const revokeApiKey = async (
   id: string,
   owner?: string,
 ): Promise<Subscription> => {
-  const subscription = await deps.subscriptions.get(id);
+  const subscription = ID_PATTERN.test(id) ? await deps.subscriptions.get(id) : undefined;
   if (!subscription || (owner !== undefined && subscription.wallet !== owner)) {
     throw new DomainError('not_found', `subscription ${id} not found`);
   }

@@ -87,13 +87,17 @@ export const orDegraded = async <T>(
 
 const watermarkId = (documentKey: string) => `outbox-applied:${documentKey}`;
 
-/** Records the highest sequence applied to a document; false when a later one was applied already. */
+/**
+ * Records the highest sequence applied to a document; false when a later one was applied already.
+ * The same sequence again (a retry of this entry after a failed write) applies again.
+ */
 const advanceWatermark = async (deps: Pick<AppDeps, 'claims'>, entry: OutboxEntry): Promise<boolean> => {
   const id = watermarkId(entry.documentKey);
   for (let attempt = 0; attempt < 10; attempt++) {
     const stored = await deps.claims.get(id, id);
     const applied = stored ? Number(stored.value.owner) : 0;
-    if (applied >= entry.seq) return false;
+    if (applied > entry.seq) return false;
+    if (applied === entry.seq) return true;
     const claim = { id, owner: String(entry.seq), createdAt: entry.acceptedAt };
     try {
       if (stored) await deps.claims.replace(id, claim, stored.etag);

@@ -39,8 +39,8 @@ export const updatePricingConfig = async (deps: PricingDeps, update: PricingUpda
       ...(update.partnerWallet !== undefined && { partnerWallet: update.partnerWallet }),
       updatedAt: deps.clock.now(),
     };
-    if (next.platformFeeBps + next.partnerFeeBps > 10_000) {
-      throw new DomainError('invalid_input', 'partnerFeeBps: platform and partner fees together must not exceed 10000 bps', { field: 'partnerFeeBps' });
+    if (next.platformFeeBps + next.partnerFeeBps >= 10_000) {
+      throw new DomainError('invalid_input', 'partnerFeeBps: platform and partner fees together must stay below 10000 bps (the merchant keeps a share)', { field: 'partnerFeeBps' });
     }
     if (next.partnerFeeBps > 0 && !next.partnerWallet) {
       throw new DomainError('invalid_input', 'partnerWallet: a partner fee needs a partner wallet to pay', { field: 'partnerWallet' });

@@ -2,6 +2,7 @@ import { DomainError } from '../domain/errors';
 import { toCents } from '../domain/money';
 import { PROCESSING_FEE_LABEL, totalWithFeesCents } from '../domain/pricing';
 import { newReceipt, paymentUrlFor, receiptClaimId, receiptStatuses, toReceiptView, toStatusView, type Receipt, type ReceiptStatus } from '../domain/receipt';
+import { ID_PATTERN } from '../domain/query-params';
 import { requestHash, type ReceiptCreateRequest } from '../domain/receipt-request';
 import { webhookTargetProblem } from '../domain/webhook-target';
 import { DuplicateKeyError, StoreUnavailableError } from '../ports/errors';
@@ -88,7 +89,7 @@ const currentFees = async (deps: ReceiptDeps) => {
 };
 
 const loadOwn = async (deps: Pick<AppDeps, 'receipts'>, wallet: string, id: string): Promise<Receipt> => {
-  const stored = await deps.receipts.get(wallet, id);
+  const stored = ID_PATTERN.test(id) ? await deps.receipts.get(wallet, id) : undefined;
   if (!stored) throw new DomainError('not_found', `receipt ${id} not found`);
   return stored.value;
 };

@@ -13,6 +13,7 @@ import {
   type DeliveryAttempt,
 } from '../domain/webhook';
 import { webhookTargetProblem } from '../domain/webhook-target';
+import { ID_PATTERN } from '../domain/query-params';
 import { queues } from '../registry';
 import { DuplicateKeyError } from '../ports/errors';
 import type { SendResult } from '../ports/webhooks';
@@ -27,8 +28,15 @@ const signingSecret = async (deps: Pick<AppDeps, 'subscriptions' | 'secretBox'>,
   return subscription?.signingKey ? deps.secretBox.open(subscription.signingKey) : undefined;
 };
 
-/** Claims attempt N, sends it, logs the outcome. Undefined when attempt N was claimed before. */
+const isDelivered = (result: Pick<SendResult, 'httpStatus'>) => result.httpStatus !== null && result.httpStatus >= 200 && result.httpStatus < 300;
+
+/**
+ * Claims attempt N, sends it, logs the outcome. Undefined when attempt N was claimed before. Every
+ * read that can fail (the signing key) happens before the claim; after it nothing throws but the
+ * caller's retry queueing, so a claimed attempt is never left unsent by an error of ours.
+ */
 const attemptDelivery = async (deps: DeliveryDeps, message: WebhookMessage): Promise<SendResult | undefined> => {
+  const secret = await signingSecret(deps, message.signingSubscriptionId);
   const entry: DeliveryAttempt = {
     id: attemptId(message.eventId, message.attempt),
     receiptId: message.receiptId,
@@ -50,7 +58,6 @@ const attemptDelivery = async (deps: DeliveryDeps, message: WebhookMessage): Pro
     if (error instanceof DuplicateKeyError) return undefined;
     throw error;
   }
-  const secret = await signingSecret(deps, message.signingSubscriptionId);
   const result: SendResult = secret
     ? await deps.webhookSender.send({
         url: message.target,
@@ -63,26 +70,30 @@ const attemptDelivery = async (deps: DeliveryDeps, message: WebhookMessage): Pro
         }),
       })
     : { httpStatus: null, error: 'no signing key for the API key that created this receipt', durationMs: 0 };
-  const delivered = result.httpStatus !== null && result.httpStatus >= 200 && result.httpStatus < 300;
-  await deps.deliveries.record({ ...entry, state: delivered ? 'delivered' : 'failed', httpStatus: result.httpStatus, error: result.error, durationMs: result.durationMs });
+  // The log entry stays "sending" if this write fails; the attempt itself is done either way.
+  await deps.deliveries
+    .record({ ...entry, state: isDelivered(result) ? 'delivered' : 'failed', httpStatus: result.httpStatus, error: result.error, durationMs: result.durationMs })
+    .catch(() => {});
   return result;
 };
+
+const queueRetry = (deps: DeliveryDeps, message: WebhookMessage) =>
+  deps.queue.send(queues.webhooks, { ...message, attempt: message.attempt + 1 } satisfies WebhookMessage, { delaySeconds: WEBHOOK_RETRY_DELAY_S });
 
 /**
  * The queue-triggered delivery: one attempt per message. It never throws for a failed delivery:
  * after the first failure it queues the one retry, 5 s later; after the second it stops (logged).
+ * If queueing the retry fails, the message comes back: its attempt is not sent again, but a logged
+ * failure still gets its retry queued (the retry's own claim keeps that from sending twice).
  */
 export const deliverWebhook = async (deps: DeliveryDeps, message: WebhookMessage): Promise<void> => {
   const result = await attemptDelivery(deps, message);
-  if (!result) return;
-  const delivered = result.httpStatus !== null && result.httpStatus >= 200 && result.httpStatus < 300;
-  if (!delivered && message.attempt < WEBHOOK_ATTEMPTS) {
-    await deps.queue.send(queues.webhooks, { ...message, attempt: message.attempt + 1 } satisfies WebhookMessage, { delaySeconds: WEBHOOK_RETRY_DELAY_S });
-  }
+  const failed = result ? !isDelivered(result) : (await deps.deliveries.find(message.receiptId, attemptId(message.eventId, message.attempt)))?.state === 'failed';
+  if (failed && message.attempt < WEBHOOK_ATTEMPTS) await queueRetry(deps, message);
 };
 
 const ownReceiptAttempts = async (deps: Pick<AppDeps, 'receipts' | 'deliveries'>, wallet: string, receiptId: string) => {
-  if (!(await deps.receipts.get(wallet, receiptId))) throw new DomainError('not_found', `receipt ${receiptId} not found`);
+  if (!ID_PATTERN.test(receiptId) || !(await deps.receipts.get(wallet, receiptId))) throw new DomainError('not_found', `receipt ${receiptId} not found`);
   return deps.deliveries.listForReceipt(receiptId);
 };
 
@@ -98,7 +109,7 @@ export const redeliver = async (deps: DeliveryDeps & Pick<AppDeps, 'receipts'>, 
   for (let extra = 1; extra <= 5; extra++) {
     const attempt = Math.max(...attempts.map((a) => a.attempt)) + extra;
     const result = await attemptDelivery(deps, { ...last, attempt, createdAt: last.startedAt });
-    if (result) return { ok: true as const, eventId, attempt, delivered: result.httpStatus !== null && result.httpStatus >= 200 && result.httpStatus < 300, ...result };
+    if (result) return { ok: true as const, eventId, attempt, delivered: isDelivered(result), ...result };
   }
   throw new DomainError('conflict', 'another redelivery of this event is under way; try again');
 };
@@ -140,5 +151,5 @@ export const sendTestEvent = async (
     timeoutMs: WEBHOOK_TIMEOUT_MS,
     headers: webhookHeaders(deps.settings.webhookHeaderPrefix, { eventId, signature: signWebhook(secret, body), timestamp: now }),
   });
-  return { ok: true as const, eventId, delivered: result.httpStatus !== null && result.httpStatus >= 200 && result.httpStatus < 300, ...result };
+  return { ok: true as const, eventId, delivered: isDelivered(result), ...result };
 };

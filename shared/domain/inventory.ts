@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { usdAmount, MAX_USD } from './money';
-import { blankAsAbsent, queryIntegerOr } from './query-params';
+import { Id, blankAsAbsent, queryIntegerOr } from './query-params';
 
 export const MAX_PAGE_WINDOW = 10_000;
 export const INVENTORY_LIMIT_DEFAULT = 50;
@@ -10,7 +10,7 @@ const text = (max: number) => z.string().trim().max(max);
 
 /** What a merchant sends to create or replace an item (`id` present: update that item). */
 export const InventoryUpsertInput = z.object({
-  id: z.string().min(1).max(64).optional(),
+  id: Id.optional(),
   sku: text(64).min(1, 'is required'),
   name: text(200).min(1, 'is required'),
   priceUsd: usdAmount,
@@ -157,7 +157,7 @@ export const InventoryListResponse = z.object({
 });
 export type InventoryListResponse = z.infer<typeof InventoryListResponse>;
 
-export const InventoryDeleteQuery = z.object({ id: z.preprocess(blankAsAbsent, z.string().max(64).optional()) });
+export const InventoryDeleteQuery = z.object({ id: z.preprocess(blankAsAbsent, Id.optional()) });
 
 /** The filter and order a store applies; memory and Cosmos adapters implement the same semantics. */
 export const matchesInventoryFilter = (item: StoredInventoryItem, query: InventoryListQuery): boolean => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Id } from './query-params';
 import { JurisdictionCode } from './tax-catalog';
 
 export const MAX_ORDER_ITEMS = 100;
@@ -6,7 +7,7 @@ export const MAX_ORDER_ITEMS = 100;
 const OrderItem = z
   .object({
     sku: z.string().trim().min(1).max(64).optional(),
-    id: z.string().min(1).max(64).optional(),
+    id: Id.optional(),
     qty: z.number().int('must be a whole number').min(1, 'must be at least 1').max(10_000),
   })
   .refine((item) => (item.sku === undefined) !== (item.id === undefined), 'name the item by sku or by id (one of them)');

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { usdAmount } from './money';
 import { receiptStatuses } from './receipt';
-import { blankAsAbsent, queryIntegerOr } from './query-params';
+import { Id, blankAsAbsent, queryIntegerOr } from './query-params';
 
 /** Path segments under /api/receipts that are not receipt ids. */
 const fixedSegments = new Set(['status', 'terminal', 'refund']);
@@ -64,10 +64,10 @@ export const ReceiptListQuery = z.object({
   status: z.preprocess(blankAsAbsent, z.enum(receiptStatuses).optional()),
 });
 
-export const ReceiptStatusQuery = z.object({ id: z.preprocess(blankAsAbsent, z.string({ error: 'is required' }).max(64)) });
+export const ReceiptStatusQuery = z.object({ id: z.preprocess(blankAsAbsent, Id) });
 
 export const ReceiptStatusUpdate = z.object({
-  id: z.string().min(1).max(64),
+  id: Id,
   status: z.string().min(1).max(40),
   failureCode: z.string().max(80).optional(),
 });

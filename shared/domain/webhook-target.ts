@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 
 /**
  * Where a webhook may be sent, judged from the URL alone (the delivery side checks the address the
@@ -21,35 +21,24 @@ export const webhookTargetProblem = (text: string, development: boolean): string
   return undefined;
 };
 
-const ipv4Octets = (address: string) => address.split('.').map(Number);
+/**
+ * Loopback, private, shared, link-local (metadata), multicast, documentation, reserved and
+ * unspecified ranges, and every IPv6 form that embeds an IPv4 address (mapped ::ffff:0:0/96,
+ * NAT64 64:ff9b::/96): those are judged unsafe outright rather than decoded.
+ */
+const nonPublicV4 = new BlockList();
+// Separate lists: a BlockList holding ::ffff:0:0/96 would also match every plain IPv4 address.
+const nonPublicV6 = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 3],
+] as const) nonPublicV4.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of [
+  ['::', 128], ['::1', 128], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+] as const) nonPublicV6.addSubnet(network, prefix, 'ipv6');
 
-/** Loopback, private, shared, link-local (metadata), multicast, reserved and unspecified ranges. */
 export const isNonPublicAddress = (address: string): boolean => {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return isNonPublicAddress(mapped[1]!);
-  if (isIP(address) === 4) {
-    const [a, b] = ipv4Octets(address) as [number, number];
-    return (
-      a === 0 ||
-      a === 10 ||
-      a === 127 ||
-      (a === 100 && b >= 64 && b <= 127) ||
-      (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      (a === 192 && b === 0) ||
-      (a === 198 && (b === 18 || b === 19)) ||
-      a >= 224
-    );
-  }
-  const lower = address.toLowerCase();
-  return (
-    lower === '::' ||
-    lower === '::1' ||
-    /^f[cd][0-9a-f]{2}:/.test(lower) ||
-    /^fe[89ab][0-9a-f]:/.test(lower) ||
-    lower.startsWith('ff') ||
-    lower.startsWith('64:ff9b:') ||
-    lower.startsWith('2001:db8:')
-  );
+  const family = isIP(address);
+  if (family === 0) return true;
+  return family === 4 ? nonPublicV4.check(address, 'ipv4') : nonPublicV6.check(address, 'ipv6');
 };

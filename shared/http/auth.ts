@@ -1,6 +1,7 @@
 import type { AppDeps } from '../app/deps';
 import { resolveSession, sameSecret, sha256Hex } from '../app/auth';
 import { DomainError } from '../domain/errors';
+import { ID_PATTERN } from '../domain/query-params';
 import { StoreUnavailableError } from '../ports/errors';
 import { rolesOf, type Session } from '../domain/session';
 import { hasScope, type Subscription } from '../domain/subscription';
@@ -32,7 +33,7 @@ const loadSubscription = async (deps: AppDeps, id: string): Promise<Subscription
   if (hit && now - hit.at < deps.settings.subscriptionCacheMs) return hit.subscription;
   let subscription: Subscription | undefined;
   try {
-    subscription = await deps.subscriptions.get(id);
+    subscription = ID_PATTERN.test(id) ? await deps.subscriptions.get(id) : undefined;
   } catch (error) {
     if (error instanceof StoreUnavailableError && hit && now - hit.at < SUBSCRIPTION_FALLBACK_MS) return hit.subscription;
     throw error;

@@ -23,6 +23,7 @@ export interface DeliveryLog {
   /** Claims the attempt: throws DuplicateKeyError when it was claimed before (never send it twice). */
   claim(attempt: DeliveryAttempt): Promise<void>;
   record(attempt: DeliveryAttempt): Promise<void>;
+  find(receiptId: string, id: string): Promise<DeliveryAttempt | undefined>;
   listForReceipt(receiptId: string): Promise<DeliveryAttempt[]>;
 }
 

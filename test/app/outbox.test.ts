@@ -37,6 +37,21 @@ describe('the outbox', () => {
     expect((deps.queue as MemoryEventQueue).take('outbox-rejected')).toEqual([expect.objectContaining({ message: expect.objectContaining({ reason: expect.stringContaining('superseded') }) })]);
   });
 
+  it('applies a retried entry (same sequence) instead of calling it superseded', async () => {
+    const deps = memoryDeps();
+    const entry: OutboxEntry = {
+      outboxId: 'o-1',
+      seq: 5,
+      documentKey: `inventory:${wallets.alice}:itm_y`,
+      acceptedAt: 1,
+      operation: { kind: 'inventory-upsert', wallet: wallets.alice, input: { ...InventoryUpsertInput.parse({ sku: 'Y', name: 'first try', priceUsd: 1 }), id: 'itm_y' } },
+    };
+    const failing = { ...deps, inventory: { ...deps.inventory, get: down } } as typeof deps;
+    expect(await applyOutboxEntry(failing, entry)).toBe('waiting');
+    expect(await applyOutboxEntry(deps, entry)).toBe('applied');
+    expect((await deps.inventory.get(wallets.alice, 'itm_y'))?.value.name).toBe('first try');
+  });
+
   it('keeps an entry waiting (requeued with a delay, never poisoned) while the store is still down', async () => {
     const deps = memoryDeps();
     const failing = { ...deps, receipts: { ...deps.receipts, get: down } } as typeof deps;

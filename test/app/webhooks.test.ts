@@ -88,6 +88,28 @@ describe('webhook delivery', () => {
     expect(receiver.received).toHaveLength(1);
   });
 
+  it('claims nothing when the signing key cannot be read, so the queue’s redelivery still sends', async () => {
+    const message = await firstEvent();
+    const get = deps.subscriptions.get.bind(deps.subscriptions);
+    deps.subscriptions.get = async () => Promise.reject(new Error('store hiccup'));
+    await expect(deliverWebhook(deps, message)).rejects.toThrow('store hiccup');
+    deps.subscriptions.get = get;
+    await deliverWebhook(deps, message);
+    expect(receiver.received).toHaveLength(1);
+  });
+
+  it('queues the retry again when the message of a failed attempt comes back', async () => {
+    const message = await firstEvent([500]);
+    const queue = deps.queue as MemoryEventQueue;
+    const send = queue.send.bind(queue);
+    queue.send = async () => Promise.reject(new Error('queue down'));
+    await expect(deliverWebhook(deps, message)).rejects.toThrow('queue down');
+    queue.send = send;
+    await deliverWebhook(deps, message);
+    expect(receiver.received).toHaveLength(1);
+    expect(queued()).toEqual([expect.objectContaining({ delaySeconds: 5, message: expect.objectContaining({ attempt: 2 }) })]);
+  });
+
   it('does not follow a redirect: a 3xx is a failed attempt', async () => {
     await deliverWebhook(deps, await firstEvent(['redirect']));
     expect((await log())[0]).toMatchObject({ state: 'failed', httpStatus: 302, error: expect.stringContaining('not followed') });

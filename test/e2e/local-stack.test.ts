@@ -36,7 +36,7 @@ describe('npm start: the local stack over HTTP', () => {
     const health = await call(running.baseUrl, '/healthz');
     expect(health).toMatchObject({ status: 200, json: { status: 'ok', checks: { store: 'ok', queue: 'ok' } } });
     firstKey = running.apiKey;
-  });
+  }, 90_000);
 
   it('serves the seeded inventory and takes writes with the printed key', async () => {
     const seeded = await call(running!.baseUrl, '/api/inventory?sort=priceUsd&order=asc', { key: firstKey });
@@ -101,5 +101,5 @@ describe('npm start: the local stack over HTTP', () => {
     const rpc = JSON.parse(readFileSync(join(dataDir, 'stack.json'), 'utf8')).chainRpcUrl as string;
     expect(await new JsonRpcProvider(rpc).getCode(splitAddress)).not.toBe('0x');
     expect(await stop(running)).toBe(0);
-  });
+  }, 90_000);
 });

@@ -12,7 +12,7 @@ let stack: StartedStack;
 
 beforeAll(async () => {
   stack = await startStack(stackEnv(dataDir));
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   await stopStack(stack);
   rmSync(dataDir, { recursive: true, force: true });

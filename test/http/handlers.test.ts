@@ -149,6 +149,8 @@ describe('input errors name the field', () => {
     expect(missing).toMatchObject({ status: 400, json: { error: 'id_required' } });
     const unknown = await invoke('inventory-delete', { method: 'DELETE', path: '/api/inventory?id=itm_x', headers: as(alice) });
     expect(unknown).toMatchObject({ status: 404, json: { error: 'not_found' } });
+    const malformed = await invoke('inventory-delete', { method: 'DELETE', path: '/api/inventory?id=a/b', headers: as(alice) });
+    expect(malformed).toMatchObject({ status: 400, json: { error: 'invalid_input', field: 'id' } });
   });
 
   it('answers 409 conflict when an update takes another item’s sku, and 404 for an unknown id', async () => {

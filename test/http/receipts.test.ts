@@ -65,7 +65,7 @@ describe('POST /api/receipts', () => {
 
   it('refuses http, local and private webhook targets outside development', async () => {
     setDeps({ ...deps, settings: { ...deps.settings, development: false } });
-    for (const url of ['http://hooks.example.com/x', 'https://127.0.0.1/x', 'https://192.168.1.10/x', 'https://metadata.internal/x', 'https://[fe80::1]/x']) {
+    for (const url of ['http://hooks.example.com/x', 'https://127.0.0.1/x', 'https://192.168.1.10/x', 'https://metadata.internal/x', 'https://[fe80::1]/x', 'https://[::ffff:127.0.0.1]/x', 'https://[::ffff:169.254.169.254]/', 'https://[64:ff9b::a00:5]/x']) {
       expect(await create({ id: `w-${Math.random().toString(36).slice(2)}`, lineItems: lines, totalUsd: 6.25, webhook_url: url })).toMatchObject({ status: 400, json: { field: 'webhook_url' } });
     }
     expect((await create({ id: 'w-ok', lineItems: lines, totalUsd: 6.25, webhook_url: 'https://hooks.example.com/receipts' })).status).toBe(201);
@@ -99,6 +99,13 @@ describe('reading receipts', () => {
       expect(await invoke('receipts-list', { path: `/api/receipts?${query}`, headers: as(alice) })).toMatchObject({ status: 400, json: { field } });
     }
     expect(await invoke('receipts-status-get', { path: '/api/receipts/status', headers: as(alice) })).toMatchObject({ status: 400, json: { field: 'id' } });
+    // Ids that could not be store keys are refused as input, or simply not found: never a 500.
+    expect(await invoke('receipts-status-get', { path: '/api/receipts/status?id=a/b', headers: as(alice) })).toMatchObject({ status: 400, json: { field: 'id' } });
+    expect(await report({ id: 'a#b', status: 'link_opened' })).toMatchObject({ status: 400, json: { field: 'id' } });
+    for (const path of ['/api/receipts/a%2Fb', '/api/receipts/..', '/api/receipts/a%23b/deliveries']) {
+      const name = path.endsWith('deliveries') ? 'receipts-deliveries' : 'receipts-get';
+      expect(await invoke(name, { path, headers: as(alice) })).toMatchObject({ status: 404, json: { error: 'not_found' } });
+    }
   });
 });
 

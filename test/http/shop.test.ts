@@ -100,6 +100,7 @@ describe('pricing, site configuration and the tax catalog', () => {
     expect(await set(merchant.headers(), { platformFeeBps: 50 })).toMatchObject({ status: 403, json: { error: 'forbidden' } });
     expect(await set(admin.headers(), { platformFeeBps: 9000, partnerFeeBps: 1001, partnerWallet: testWallets.other.address })).toMatchObject({ status: 400, json: { field: 'partnerFeeBps' } });
     expect(await set(admin.headers(), { partnerFeeBps: 100 })).toMatchObject({ status: 400, json: { field: 'partnerWallet' } });
+    expect(await set(admin.headers(), { platformFeeBps: 9000, partnerFeeBps: 1000, partnerWallet: testWallets.other.address })).toMatchObject({ status: 400, json: { field: 'partnerFeeBps' } });
     expect(await set(admin.headers(), { platformFeeBps: 12.5 })).toMatchObject({ status: 400, json: { field: 'platformFeeBps' } });
     const ok = await set(admin.headers(), { platformFeeBps: 150, partnerFeeBps: 50, partnerWallet: testWallets.other.address });
     expect(ok).toMatchObject({ status: 200, json: { ok: true, platformFeeBps: 150, partnerFeeBps: 50, partnerWallet: testWallets.other.address.toLowerCase() } });

@@ -29,7 +29,7 @@ export const startStack = async (env: NodeJS.ProcessEnv): Promise<StartedStack> 
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  const apiKey = await waitFor('the start banner', () => /Demo API key\s+(\S+)/.exec(output)?.[1]);
+  const apiKey = await waitFor('the start banner', () => /Demo API key\s+(\S+)/.exec(output)?.[1], 90_000);
   const baseUrl = /Service running at (\S+)/.exec(output)![1]!;
   return { child, output: () => output, baseUrl, apiKey };
 };

@@ -17,6 +17,10 @@ export class CosmosDeliveryLog extends CosmosCollection<DeliveryAttempt> impleme
     await this.upsert(attempt.receiptId, attempt);
   }
 
+  async find(receiptId: string, id: string) {
+    return (await this.get(receiptId, id))?.value;
+  }
+
   async listForReceipt(receiptId: string) {
     const { resources } = await cosmosCall(() =>
       this.container.items

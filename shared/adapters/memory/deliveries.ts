@@ -11,6 +11,10 @@ export class MemoryDeliveryLog extends MemoryCollection<DeliveryAttempt> impleme
     await this.upsert(attempt.receiptId, attempt);
   }
 
+  async find(receiptId: string, id: string) {
+    return (await this.get(receiptId, id))?.value;
+  }
+
   async listForReceipt(receiptId: string) {
     return this.all()
       .filter((attempt) => attempt.receiptId === receiptId)
