@@ -21,7 +21,7 @@ const bundleOptions = {
 
 const result = await build({ ...bundleOptions, entryPoints: ['functions/index.ts'], outfile: 'dist/main.js' });
 // The OpenAPI documents (dist/ and, for API Management, infra/) come from the same route table.
-execFileSync('node_modules/.bin/tsx', ['scripts/openapi.ts'], { stdio: 'inherit' });
+execFileSync('node_modules/.bin/tsx', ['scripts/openapi.ts', ...process.argv.filter((arg) => arg === '--dist-only')], { stdio: 'inherit' });
 
 const bytes = Object.values(result.metafile.outputs).find((output) => output.entryPoint)?.bytes ?? 0;
 console.log(`dist/main.js: ${(bytes / 1024).toFixed(0)} KiB`);

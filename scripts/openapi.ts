@@ -24,6 +24,8 @@ export const generatedDocuments = (): Record<string, string> => {
 
 if (require.main === module) {
   const check = process.argv.includes('--check');
+  // Tests build with --dist-only, so a stale committed infra/ copy is caught, not quietly rewritten.
+  const distOnly = process.argv.includes('--dist-only');
   let stale = false;
   for (const [file, text] of Object.entries(generatedDocuments())) {
     const path = join(root, file);
@@ -40,6 +42,7 @@ if (require.main === module) {
       }
       continue;
     }
+    if (distOnly && !file.startsWith('dist/')) continue;
     mkdirSync(join(path, '..'), { recursive: true });
     writeFileSync(path, text);
   }
