@@ -53,7 +53,7 @@ const attemptDelivery = async (deps: DeliveryDeps, message: WebhookMessage): Pro
     durationMs: null,
   };
   try {
-    await deps.deliveries.claim(entry);
+    await deps.deliveries.create(entry.receiptId, entry);
   } catch (error) {
     if (error instanceof DuplicateKeyError) return undefined;
     throw error;
@@ -72,7 +72,7 @@ const attemptDelivery = async (deps: DeliveryDeps, message: WebhookMessage): Pro
     : { httpStatus: null, error: 'no signing key for the API key that created this receipt', durationMs: 0 };
   // The log entry stays "sending" if this write fails; the attempt itself is done either way.
   await deps.deliveries
-    .record({ ...entry, state: isDelivered(result) ? 'delivered' : 'failed', httpStatus: result.httpStatus, error: result.error, durationMs: result.durationMs })
+    .upsert(entry.receiptId, { ...entry, state: isDelivered(result) ? 'delivered' : 'failed', httpStatus: result.httpStatus, error: result.error, durationMs: result.durationMs })
     .catch(() => {});
   return result;
 };
@@ -88,13 +88,14 @@ const queueRetry = (deps: DeliveryDeps, message: WebhookMessage) =>
  */
 export const deliverWebhook = async (deps: DeliveryDeps, message: WebhookMessage): Promise<void> => {
   const result = await attemptDelivery(deps, message);
-  const failed = result ? !isDelivered(result) : (await deps.deliveries.find(message.receiptId, attemptId(message.eventId, message.attempt)))?.state === 'failed';
+  const failed = result ? !isDelivered(result) : (await deps.deliveries.get(message.receiptId, attemptId(message.eventId, message.attempt)))?.value.state === 'failed';
   if (failed && message.attempt < WEBHOOK_ATTEMPTS) await queueRetry(deps, message);
 };
 
 const ownReceiptAttempts = async (deps: Pick<AppDeps, 'receipts' | 'deliveries'>, wallet: string, receiptId: string) => {
   if (!ID_PATTERN.test(receiptId) || !(await deps.receipts.get(wallet, receiptId))) throw new DomainError('not_found', `receipt ${receiptId} not found`);
-  return deps.deliveries.listForReceipt(receiptId);
+  const attempts = await deps.deliveries.listForReceipt(receiptId);
+  return attempts.sort((a, b) => a.startedAt - b.startedAt || a.attempt - b.attempt);
 };
 
 export const listDeliveries = async (deps: Pick<AppDeps, 'receipts' | 'deliveries'>, wallet: string, receiptId: string) => ({

@@ -1,4 +1,5 @@
 import type { DeliveryAttempt } from '../domain/webhook';
+import type { DocumentCollection } from './documents';
 
 export interface SendResult {
   /** The receiver's HTTP status, when it answered. */
@@ -18,12 +19,12 @@ export interface EventQueue {
   send(queue: string, message: unknown, options?: { delaySeconds?: number }): Promise<void>;
 }
 
-/** The delivery log, partitioned by receipt. */
-export interface DeliveryLog {
-  /** Claims the attempt: throws DuplicateKeyError when it was claimed before (never send it twice). */
-  claim(attempt: DeliveryAttempt): Promise<void>;
-  record(attempt: DeliveryAttempt): Promise<void>;
-  find(receiptId: string, id: string): Promise<DeliveryAttempt | undefined>;
+/**
+ * The delivery log, partitioned by receipt id. Creating an attempt claims it (a second create of
+ * `<eventId>:<n>` throws DuplicateKeyError, so it is never sent twice).
+ */
+export interface DeliveryLog extends DocumentCollection<DeliveryAttempt> {
+  /** Every attempt of one receipt, in no particular order. */
   listForReceipt(receiptId: string): Promise<DeliveryAttempt[]>;
 }
 

@@ -9,18 +9,6 @@ export class CosmosDeliveryLog extends CosmosCollection<DeliveryAttempt> impleme
     super(store, containers.deliveries);
   }
 
-  async claim(attempt: DeliveryAttempt) {
-    await this.create(attempt.receiptId, attempt);
-  }
-
-  async record(attempt: DeliveryAttempt) {
-    await this.upsert(attempt.receiptId, attempt);
-  }
-
-  async find(receiptId: string, id: string) {
-    return (await this.get(receiptId, id))?.value;
-  }
-
   async listForReceipt(receiptId: string) {
     const { resources } = await cosmosCall(() =>
       this.container.items
@@ -30,8 +18,6 @@ export class CosmosDeliveryLog extends CosmosCollection<DeliveryAttempt> impleme
         )
         .fetchAll(),
     );
-    return resources
-      .map((document) => fromDocument<DeliveryAttempt>(document).value)
-      .sort((a, b) => a.startedAt - b.startedAt || a.attempt - b.attempt);
+    return resources.map((document) => fromDocument<DeliveryAttempt>(document).value);
   }
 }

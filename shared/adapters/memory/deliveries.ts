@@ -3,22 +3,8 @@ import type { DeliveryLog } from '../../ports/webhooks';
 import { MemoryCollection } from './documents';
 
 export class MemoryDeliveryLog extends MemoryCollection<DeliveryAttempt> implements DeliveryLog {
-  async claim(attempt: DeliveryAttempt) {
-    await this.create(attempt.receiptId, attempt);
-  }
-
-  async record(attempt: DeliveryAttempt) {
-    await this.upsert(attempt.receiptId, attempt);
-  }
-
-  async find(receiptId: string, id: string) {
-    return (await this.get(receiptId, id))?.value;
-  }
-
   async listForReceipt(receiptId: string) {
-    return this.all()
-      .filter((attempt) => attempt.receiptId === receiptId)
-      .sort((a, b) => a.startedAt - b.startedAt || a.attempt - b.attempt);
+    return this.all().filter((attempt) => attempt.receiptId === receiptId);
   }
 }
 
