@@ -11,7 +11,8 @@ import { hashApiKey } from '../../shared/domain/subscription';
 import { serializeCookie } from '../../shared/http/cookies';
 import { toErrorResponse } from '../../shared/http/errors';
 import { DomainError } from '../../shared/domain/errors';
-import { SUBSCRIPTION_FALLBACK_MS } from '../../shared/http/auth';
+import { SUBSCRIPTION_CACHE_LIMITS, SUBSCRIPTION_FALLBACK_MS } from '../../shared/http/auth';
+import { BoundedCache } from '../../shared/app/bounded-cache';
 import { StoreUnavailableError } from '../../shared/ports/errors';
 import {
   API_KEY_HEADERS,
@@ -63,24 +64,23 @@ const readBody = (request: IncomingMessage): Promise<Buffer> =>
 const firstHeader = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
 export const createLocalHost = ({ deps, routes, functions, log = () => {} }: LocalHostOptions): Server => {
-  const keyCache = new Map<string, { at: number; id: string | undefined }>();
+  const keyCache = new BoundedCache<string | undefined>(SUBSCRIPTION_CACHE_LIMITS);
 
   /** APIM's key check: the subscription id a key belongs to. Revocation is the backend's to enforce. */
   const subscriptionIdFor = async (apiKey: string): Promise<string | undefined> => {
     const hash = hashApiKey(apiKey);
     const now = Date.now();
     const hit = keyCache.get(hash);
-    if (hit && now - hit.at < KEY_CACHE_MS) return hit.id;
+    if (hit && now - hit.at < KEY_CACHE_MS) return hit.value;
     let id: string | undefined;
     try {
       id = await deps.subscriptions.findIdByKeyHash(hash);
     } catch (error) {
       // Like API Management, which validates keys without the store: known keys keep working in an outage.
-      if (error instanceof StoreUnavailableError && hit && now - hit.at < SUBSCRIPTION_FALLBACK_MS) return hit.id;
+      if (error instanceof StoreUnavailableError && hit && now - hit.at < SUBSCRIPTION_FALLBACK_MS) return hit.value;
       throw error;
     }
-    if (keyCache.size > 10_000) keyCache.clear();
-    keyCache.set(hash, { at: now, id });
+    keyCache.set(hash, id, now);
     return id;
   };
 

@@ -6,6 +6,7 @@ import { ID_PATTERN } from '../domain/query-params';
 import { requestHash, type ReceiptCreateRequest } from '../domain/receipt-request';
 import { webhookTargetProblem } from '../domain/webhook-target';
 import { DuplicateKeyError, StoreUnavailableError } from '../ports/errors';
+import { BoundedCache } from './bounded-cache';
 import type { AppDeps } from './deps';
 import { loadMerchant } from './merchants';
 import { currentPricing } from './pricing';
@@ -98,8 +99,15 @@ export const getReceipt = async (deps: Pick<AppDeps, 'receipts' | 'settings'>, w
   toReceiptView(await loadOwn(deps, wallet, id), deps.settings.baseUrl);
 
 type ReceiptListing = { receipts: ReturnType<typeof toReceiptView>[]; nextCursor: string | null; degraded?: true };
-const recentListings = new WeakMap<object, Map<string, ReceiptListing>>();
-const MAX_CACHED_LISTINGS = 1_000;
+const recentListings = new WeakMap<object, BoundedCache<ReceiptListing>>();
+/** Keys are partly the caller's (cursors): the bounds, not the callers, decide what is kept. */
+const LISTING_CACHE_LIMITS = { maxEntries: 1_000, maxBytes: 16 * 1024 * 1024, sizeOf: (listing: ReceiptListing) => 2 * JSON.stringify(listing).length };
+
+/** What this instance's listing cache holds now (entries, estimated bytes). */
+export const listingCacheUsage = (deps: Pick<AppDeps, 'receipts'>) => {
+  const cache = recentListings.get(deps.receipts);
+  return { entries: cache?.size ?? 0, bytes: cache?.byteSize ?? 0, maxBytes: LISTING_CACHE_LIMITS.maxBytes };
+};
 
 /**
  * A page of the merchant's receipts. This instance remembers the pages it served: while the store
@@ -111,17 +119,16 @@ export const listReceipts = async (
   query: { limit: number; cursor?: string; status?: ReceiptStatus },
 ): Promise<ReceiptListing> => {
   let cache = recentListings.get(deps.receipts);
-  if (!cache) recentListings.set(deps.receipts, (cache = new Map()));
+  if (!cache) recentListings.set(deps.receipts, (cache = new BoundedCache(LISTING_CACHE_LIMITS)));
   const key = JSON.stringify([wallet, query.limit, query.cursor ?? null, query.status ?? null]);
   try {
     const page = await deps.receipts.listByWallet(wallet, query);
     const listing = { receipts: page.receipts.map((receipt) => toReceiptView(receipt, deps.settings.baseUrl)), nextCursor: page.nextCursor };
-    if (cache.size >= MAX_CACHED_LISTINGS) cache.delete(cache.keys().next().value!);
-    cache.set(key, listing);
+    cache.set(key, listing, 0);
     return listing;
   } catch (error) {
     const cached = cache.get(key);
-    if (error instanceof StoreUnavailableError && cached) return { ...cached, degraded: true };
+    if (error instanceof StoreUnavailableError && cached) return { ...cached.value, degraded: true };
     throw error;
   }
 };

@@ -1,5 +1,6 @@
 import type { AppDeps } from '../app/deps';
 import { resolveSession, sameSecret, sha256Hex } from '../app/auth';
+import { BoundedCache } from '../app/bounded-cache';
 import { DomainError } from '../domain/errors';
 import { ID_PATTERN } from '../domain/query-params';
 import { StoreUnavailableError } from '../ports/errors';
@@ -19,7 +20,9 @@ export interface Access {
   limitedUntil?: number;
 }
 
-const cache = new WeakMap<AppDeps, Map<string, { at: number; subscription: Subscription | undefined }>>();
+const cache = new WeakMap<AppDeps, BoundedCache<Subscription | undefined>>();
+/** Subscription records are small; ids are checked before lookup, so keys are short. */
+export const SUBSCRIPTION_CACHE_LIMITS = { maxEntries: 10_000, maxBytes: 8 * 1024 * 1024, sizeOf: (value: unknown) => 2 * (JSON.stringify(value)?.length ?? 4) };
 
 /** While the store is unreachable, a record read this recently still answers (known keys keep working). */
 export const SUBSCRIPTION_FALLBACK_MS = 5 * 60 * 1000;
@@ -27,19 +30,18 @@ export const SUBSCRIPTION_FALLBACK_MS = 5 * 60 * 1000;
 /** The subscription record behind a gateway-stamped id, kept in memory for a short while. */
 const loadSubscription = async (deps: AppDeps, id: string): Promise<Subscription | undefined> => {
   let entries = cache.get(deps);
-  if (!entries) cache.set(deps, (entries = new Map()));
+  if (!entries) cache.set(deps, (entries = new BoundedCache<Subscription | undefined>(SUBSCRIPTION_CACHE_LIMITS)));
   const now = deps.clock.now();
   const hit = entries.get(id);
-  if (hit && now - hit.at < deps.settings.subscriptionCacheMs) return hit.subscription;
+  if (hit && now - hit.at < deps.settings.subscriptionCacheMs) return hit.value;
   let subscription: Subscription | undefined;
   try {
     subscription = ID_PATTERN.test(id) ? await deps.subscriptions.get(id) : undefined;
   } catch (error) {
-    if (error instanceof StoreUnavailableError && hit && now - hit.at < SUBSCRIPTION_FALLBACK_MS) return hit.subscription;
+    if (error instanceof StoreUnavailableError && hit && now - hit.at < SUBSCRIPTION_FALLBACK_MS) return hit.value;
     throw error;
   }
-  if (entries.size > 10_000) entries.clear();
-  entries.set(id, { at: now, subscription });
+  entries.set(id, subscription, now);
   return subscription;
 };
 
@@ -51,15 +53,15 @@ export const rateLimitHeaders = (decision: { limit: number; remaining: number; r
 
 /** Key use is recorded at most this often per key, off the request's path. */
 const TOUCH_EVERY_MS = 5 * 60 * 1000;
-const touched = new WeakMap<AppDeps, Map<string, number>>();
+const touched = new WeakMap<AppDeps, BoundedCache<true>>();
+const TOUCH_LIMITS = { maxEntries: 10_000, maxBytes: 1024 * 1024, sizeOf: () => 8 };
 
 const noteKeyUse = (deps: AppDeps, subscription: Subscription, now: number) => {
   let last = touched.get(deps);
-  if (!last) touched.set(deps, (last = new Map()));
-  const previous = Math.max(last.get(subscription.id) ?? 0, subscription.lastUsedAt ?? 0);
+  if (!last) touched.set(deps, (last = new BoundedCache(TOUCH_LIMITS)));
+  const previous = Math.max(last.get(subscription.id)?.at ?? 0, subscription.lastUsedAt ?? 0);
   if (now - previous < TOUCH_EVERY_MS) return;
-  if (last.size > 10_000) last.clear();
-  last.set(subscription.id, now);
+  last.set(subscription.id, true, now);
   deps.subscriptions.touch(subscription.id, now).catch(() => last.delete(subscription.id));
 };
 
