@@ -34,6 +34,8 @@ export const settingsFrom = (config: Config): Settings => ({
   planQuotas: config.PLAN_QUOTAS,
   edgeSecret: config.EDGE_SECRET,
   subscriptionCacheMs: config.SUBSCRIPTION_CACHE_MS,
+  keylessRateLimitPerMinute: config.KEYLESS_RATE_LIMIT_PER_MINUTE,
+  splitDeployDailyBudget: config.SPLIT_DEPLOY_DAILY_BUDGET,
   siweDomain: config.SIWE_DOMAIN ?? new URL(config.BASE_URL).host,
   chainId: config.CHAIN_ID,
   adminWallets: config.ADMIN_WALLETS,

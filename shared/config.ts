@@ -5,11 +5,16 @@ import { plans, type Plan } from './domain/subscription';
 const flag = z.enum(['true', 'false']).transform((value) => value === 'true');
 const optionalText = z.string().optional();
 
+/**
+ * The service's version: package.json's, and nothing else, so /healthz and the OpenAPI documents
+ * (served, and the copies API Management imports, generated at build time) always name the same one.
+ */
+export const APP_VERSION: string = packageJson.version;
+
 const defaultQuotas: Record<Plan, number> = { starter: 60, pro: 600, enterprise: 3000, development: 1_000_000 };
 
 const EnvSchema = z.object({
   APP_ENV: z.enum(['development', 'production']).default('production'),
-  APP_VERSION: z.string().default(packageJson.version),
   BASE_URL: z.url().default('http://localhost:7071').transform((url) => url.replace(/\/+$/, '')),
   STORE: z.enum(['cosmos', 'memory']).default('cosmos'),
   COSMOS_ENDPOINT: optionalText.pipe(z.url().optional()),
@@ -36,6 +41,10 @@ const EnvSchema = z.object({
     .pipe(z.partialRecord(z.enum(plans), z.number().int().positive()))
     .transform((quotas) => ({ ...defaultQuotas, ...quotas })),
   SUBSCRIPTION_CACHE_MS: z.coerce.number().int().min(0).default(2_000),
+  /** Calls a minute one client address may make to routes without a key (API Management enforces it in Azure). */
+  KEYLESS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  /** Split deployments the relayer pays for, across all merchants, per UTC day. */
+  SPLIT_DEPLOY_DAILY_BUDGET: z.coerce.number().int().min(0).default(200),
   /** Signs session tokens (HS256); at least 32 characters. Required outside development. */
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   /** EIP-4361 domain; defaults to the host of BASE_URL. */
@@ -74,7 +83,7 @@ const EnvSchema = z.object({
     .pipe(z.array(z.string().regex(/^0x[0-9a-f]{40}$/, 'must be 0x addresses, comma-separated'))),
 });
 
-export type Config = z.output<typeof EnvSchema>;
+export type Config = z.output<typeof EnvSchema> & { APP_VERSION: string };
 
 /** An empty variable counts as unset, as it does in App Service settings. */
 export const withoutBlanks = (env: Record<string, string | undefined>): Record<string, string> =>
@@ -110,5 +119,5 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
   if (config.APP_ENV === 'production' && !config.DATA_ENCRYPTION_KEY) missing.push('DATA_ENCRYPTION_KEY: required when APP_ENV=production');
   if (config.APP_ENV === 'production' && !config.JWT_SECRET) missing.push('JWT_SECRET: required when APP_ENV=production');
   if (missing.length) throw new Error(`invalid configuration:\n  ${missing.join('\n  ')}`);
-  return config;
+  return { ...config, APP_VERSION };
 };

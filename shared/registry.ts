@@ -8,6 +8,8 @@ export interface ContainerSpec {
   uniqueKeys?: string[][];
   /** Composite indexes (path, order) that the container's multi-field ORDER BY queries need. */
   compositeIndexes?: Array<Array<{ path: string; order: 'ascending' | 'descending' }>>;
+  /** Holds temporary documents (with `expiresAt`): the container has TTL on, per document. */
+  expiring?: true;
 }
 
 const sortedWithIdTieBreak = (fields: string[]) =>
@@ -27,7 +29,7 @@ export const containers = {
   },
   subscriptions: { name: 'subscriptions', partitionKey: '/id' },
   /** Create-only documents that make a value unique across partitions and name its owner. */
-  claims: { name: 'claims', partitionKey: '/id' },
+  claims: { name: 'claims', partitionKey: '/id', expiring: true },
   /** One document per merchant wallet: shop configuration and split. */
   merchants: { name: 'merchants', partitionKey: '/wallet' },
   /** Receipts by merchant wallet (a merchant's listing is a single-partition query); ids are claimed. */
@@ -41,7 +43,7 @@ export const containers = {
   /** Platform-wide records: pricing per brand. */
   platform: { name: 'platform', partitionKey: '/id' },
   /** Admin sign-in sessions; logout revokes one. */
-  sessions: { name: 'sessions', partitionKey: '/id' },
+  sessions: { name: 'sessions', partitionKey: '/id', expiring: true },
 } as const satisfies Record<string, ContainerSpec>;
 
 export const queues = {

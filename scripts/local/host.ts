@@ -93,6 +93,11 @@ export const createLocalHost = ({ deps, routes, functions, log = () => {} }: Loc
       throw new DomainError('payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`);
     }
     const body = await readBody(request);
+    if (matched.route.auth.kind !== 'key') {
+      // API Management's per-address limit on every route without a key.
+      const decision = deps.rateLimiter.hit(`client:${request.socket.remoteAddress ?? 'unknown'}`, deps.settings.keylessRateLimitPerMinute, Date.now());
+      if (!decision.allowed) throw new DomainError('rate_limited', 'too many calls from this address; slow down', { resetAt: decision.resetAt });
+    }
 
     const headers = new Map<string, string>();
     for (const [name, value] of Object.entries(request.headers)) {
@@ -136,11 +141,11 @@ export const createLocalHost = ({ deps, routes, functions, log = () => {} }: Loc
     gateway(request, correlationId).then(
       (result) => respond(response, result),
       (error: unknown) => {
-        const { status, body, unexpected } = toErrorResponse(error);
+        const { status, body, headers, unexpected } = toErrorResponse(error);
         if (unexpected) log(`gateway error: ${error instanceof Error ? error.stack : String(error)}`);
         // Keep-alive is unsafe when a body was left unread.
         if (status === 413) response.setHeader('connection', 'close');
-        respond(response, { status, body: JSON.stringify(body), headers: jsonHeaders(correlationId) });
+        respond(response, { status, body: JSON.stringify(body), headers: jsonHeaders(correlationId, headers) });
       },
     );
   });

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { DomainError } from '../domain/errors';
-import { NONCE_TTL_MS, SESSION_TTL_MS, checkSignIn, nonceClaimId, rolesOf, type Role, type Session } from '../domain/session';
-import { EtagMismatchError } from '../ports/errors';
+import { NONCE_TTL_MS, SESSION_TTL_MS, checkSignIn, composeNonce, nonceBody, parseNonce, rolesOf, usedNonceClaimId, type Role, type Session } from '../domain/session';
+import { DuplicateKeyError } from '../ports/errors';
 import type { AppDeps } from './deps';
 
 type AuthDeps = Pick<AppDeps, 'claims' | 'sessions' | 'sessionTokens' | 'signIn' | 'clock' | 'ids' | 'settings'>;
@@ -14,28 +14,33 @@ export const sameSecret = (a: string, b: string) => {
   return timingSafeEqual(left, right);
 };
 
-/** A fresh single-use nonce, and what the wallet's message must say to be accepted. */
+/**
+ * A fresh single-use nonce, and what the wallet's message must say to be accepted. Nothing is stored:
+ * the nonce carries its expiry and this service's MAC; only a used nonce is recorded (until it expires).
+ */
 export const issueNonce = async (deps: AuthDeps) => {
-  const now = deps.clock.now();
-  const nonce = deps.ids.random(12);
-  await deps.claims.create(nonceClaimId(nonce), { id: nonceClaimId(nonce), owner: 'siwe', createdAt: now, expiresAt: now + NONCE_TTL_MS });
+  const expiresAt = deps.clock.now() + NONCE_TTL_MS;
+  const body = nonceBody(deps.ids.random(10), expiresAt);
+  const nonce = composeNonce(body, deps.sessionTokens.mac(`siwe-nonce:${body}`));
   const { siweDomain, baseUrl, chainId } = deps.settings;
-  return { nonce, expiresAt: now + NONCE_TTL_MS, domain: siweDomain, uri: baseUrl, chainId };
+  return { nonce, expiresAt, domain: siweDomain, uri: baseUrl, chainId };
 };
 
 const unauthorized = (message: string) => new DomainError('unauthorized', message);
 
-/** Uses up the nonce: exactly one sign-in can ever succeed with it. */
+/** Uses up the nonce: one we issued, unexpired, and recorded as used exactly once (create-only). */
 const consumeNonce = async (deps: AuthDeps, nonce: string, now: number) => {
-  const id = nonceClaimId(nonce);
-  const claim = await deps.claims.get(id, id);
-  if (!claim || (claim.value.expiresAt ?? Infinity) <= now) throw unauthorized('sign-in refused: unknown, used or expired nonce');
-  try {
-    if (await deps.claims.delete(id, id, claim.etag)) return;
-  } catch (error) {
-    if (!(error instanceof EtagMismatchError)) throw error;
+  const parsed = parseNonce(nonce);
+  if (!parsed || parsed.expiresAt <= now || parsed.expiresAt > now + NONCE_TTL_MS || !sameSecret(parsed.mac, composeNonce('', deps.sessionTokens.mac(`siwe-nonce:${parsed.body}`)))) {
+    throw unauthorized('sign-in refused: unknown, used or expired nonce');
   }
-  throw unauthorized('sign-in refused: unknown, used or expired nonce');
+  const id = usedNonceClaimId(nonce);
+  try {
+    await deps.claims.create(id, { id, owner: 'siwe', createdAt: now, expiresAt: parsed.expiresAt });
+  } catch (error) {
+    if (error instanceof DuplicateKeyError) throw unauthorized('sign-in refused: unknown, used or expired nonce');
+    throw error;
+  }
 };
 
 export interface SignedIn {

@@ -20,6 +20,10 @@ export interface Settings {
   planQuotas: Record<Plan, number>;
   /** The secret an edge proxy injects; a client may not send another. */
   edgeSecret: string | undefined;
+  /** Calls a minute per client address on routes without a key (enforced at the gateway). */
+  keylessRateLimitPerMinute: number;
+  /** Relayer-paid split deployments per UTC day, all merchants together. */
+  splitDeployDailyBudget: number;
   /** How long a subscription record may be served from memory. */
   subscriptionCacheMs: number;
   /** The sign-in domain (EIP-4361 `domain`): from configuration, never from a request's Host. */

@@ -65,4 +65,27 @@ export const checkSignIn = (message: SignInMessage, expected: SignInExpectations
 export const rolesOf = (wallet: string, adminWallets: readonly string[]): Role[] =>
   adminWallets.includes(wallet) ? ['merchant', 'admin'] : ['merchant'];
 
-export const nonceClaimId = (nonce: string) => `siwe-nonce:${nonce}`;
+/** The record of a nonce that has been used (nonces are not stored before that). */
+export const usedNonceClaimId = (nonce: string) => `siwe-nonce-used:${nonce}`;
+
+/**
+ * A SIWE nonce carries its own expiry and a MAC, so issuing one stores nothing: `<random 16><expiry,
+ * base 36, 9 chars><MAC, 32 hex>`, all alphanumeric as EIP-4361 requires.
+ */
+const NONCE_RANDOM_CHARS = 16;
+const NONCE_EXPIRY_CHARS = 9;
+const NONCE_MAC_CHARS = 32;
+export const NONCE_LENGTH = NONCE_RANDOM_CHARS + NONCE_EXPIRY_CHARS + NONCE_MAC_CHARS;
+
+export const nonceBody = (random: string, expiresAt: number) =>
+  `${random.slice(0, NONCE_RANDOM_CHARS).padEnd(NONCE_RANDOM_CHARS, '0')}${expiresAt.toString(36).padStart(NONCE_EXPIRY_CHARS, '0')}`;
+
+export const composeNonce = (body: string, mac: string) => `${body}${mac.slice(0, NONCE_MAC_CHARS)}`;
+
+/** The parts of a nonce of the right shape, for its MAC to be checked; undefined otherwise. */
+export const parseNonce = (nonce: string): { body: string; mac: string; expiresAt: number } | undefined => {
+  if (nonce.length !== NONCE_LENGTH || !/^[a-z0-9]+$/.test(nonce)) return undefined;
+  const body = nonce.slice(0, NONCE_RANDOM_CHARS + NONCE_EXPIRY_CHARS);
+  const expiresAt = parseInt(body.slice(NONCE_RANDOM_CHARS), 36);
+  return Number.isSafeInteger(expiresAt) ? { body, mac: nonce.slice(body.length), expiresAt } : undefined;
+};

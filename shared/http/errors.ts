@@ -1,6 +1,6 @@
 import { ZodError } from 'zod';
 import { DomainError, describeZodError, type ErrorCode } from '../domain/errors';
-import { DependencyUnavailableError, StoreUnavailableError } from '../ports/errors';
+import { DependencyUnavailableError, StoreThrottledError, StoreUnavailableError } from '../ports/errors';
 
 /** The single map from error code to HTTP status. */
 export const httpStatusOf: Record<ErrorCode, number> = {
@@ -29,20 +29,30 @@ export interface ErrorBody {
   [extra: string]: unknown;
 }
 
-/** Turns anything thrown into a status and a stable body; unknown errors reveal nothing. */
-export const toErrorResponse = (error: unknown): { status: number; body: ErrorBody; unexpected: boolean } => {
+const retryAfter = (ms: number): Record<string, string> => ({ 'retry-after': String(Math.max(1, Math.ceil(ms / 1000))) });
+
+/**
+ * Turns anything thrown into a status, a stable body and the headers that go with it (`Retry-After` on
+ * a 429 or a throttled store); unknown errors reveal nothing.
+ */
+export const toErrorResponse = (error: unknown, now = Date.now()): { status: number; body: ErrorBody; headers: Record<string, string>; unexpected: boolean } => {
   if (error instanceof DomainError) {
-    return { status: httpStatusOf[error.code], body: { error: error.code, message: error.message, ...error.details }, unexpected: false };
+    const resetAt = error.details.resetAt;
+    const headers = error.code === 'rate_limited' && typeof resetAt === 'number' ? retryAfter(resetAt - now) : {};
+    return { status: httpStatusOf[error.code], body: { error: error.code, message: error.message, ...error.details }, headers, unexpected: false };
+  }
+  if (error instanceof StoreThrottledError) {
+    return { status: 503, body: { error: 'store_unavailable', message: 'the document store is busy; try again shortly', retryAfterMs: error.retryAfterMs }, headers: retryAfter(error.retryAfterMs), unexpected: false };
   }
   if (error instanceof ZodError) {
     const { field, message } = describeZodError(error);
-    return { status: 400, body: { error: 'invalid_input', message, field }, unexpected: false };
+    return { status: 400, body: { error: 'invalid_input', message, field }, headers: {}, unexpected: false };
   }
   if (error instanceof DependencyUnavailableError) {
-    return { status: 503, body: { error: 'service_unavailable', message: `a service this call needs (${error.dependency}) is unavailable; try again shortly` }, unexpected: false };
+    return { status: 503, body: { error: 'service_unavailable', message: `a service this call needs (${error.dependency}) is unavailable; try again shortly` }, headers: {}, unexpected: false };
   }
   if (error instanceof StoreUnavailableError) {
-    return { status: 503, body: { error: 'store_unavailable', message: 'the document store is unavailable; try again shortly' }, unexpected: false };
+    return { status: 503, body: { error: 'store_unavailable', message: 'the document store is unavailable; try again shortly' }, headers: {}, unexpected: false };
   }
-  return { status: 500, body: { error: 'internal_error', message: 'an unexpected error occurred' }, unexpected: true };
+  return { status: 500, body: { error: 'internal_error', message: 'an unexpected error occurred' }, headers: {}, unexpected: true };
 };

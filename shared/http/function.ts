@@ -146,9 +146,9 @@ export const httpFunction = <Q extends z.ZodType, B extends z.ZodType, R extends
         ...(reply.cookies.length > 0 && { cookies: reply.cookies }),
       };
     } catch (error) {
-      const { status, body, unexpected } = toErrorResponse(error);
+      const { status, body, headers, unexpected } = toErrorResponse(error);
       if (unexpected) logError(`${spec.name} failed`, error);
-      return { status, body: JSON.stringify(body), headers: jsonHeaders(correlationId, limitHeaders) };
+      return { status, body: JSON.stringify(body), headers: jsonHeaders(correlationId, { ...limitHeaders, ...headers }) };
     }
   };
   const options: HttpFunctionOptions = {

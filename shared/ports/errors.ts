@@ -20,6 +20,20 @@ export class StoreUnavailableError extends Error {
   }
 }
 
+/**
+ * The store is reachable but refuses more work for now (Cosmos 429 after the SDK's own retries). Not an
+ * outage: writes are not accepted into the outbox; the caller is told when to come back.
+ */
+export class StoreThrottledError extends Error {
+  constructor(
+    readonly retryAfterMs: number,
+    options?: { cause?: unknown },
+  ) {
+    super('the document store is throttling requests', options);
+    this.name = 'StoreThrottledError';
+  }
+}
+
 /** Another service the call needs (the key gateway, the chain) is unreachable or failing: try again later. */
 export class DependencyUnavailableError extends Error {
   constructor(

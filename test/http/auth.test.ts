@@ -37,7 +37,7 @@ const logout = (headers: Record<string, string>) => invoke('auth-logout', { meth
 describe('wallet sign-in (EIP-4361)', () => {
   it('issues a nonce with what the message must say', async () => {
     const answer = await invoke('auth-nonce', { path: '/api/auth/nonce' });
-    expect(answer.json).toEqual({ nonce: expect.stringMatching(/^[a-z2-7]{20}$/), expiresAt: now + 300_000, domain: 'localhost:7071', uri: ORIGIN, chainId: 31337 });
+    expect(answer.json).toEqual({ nonce: expect.stringMatching(/^[a-z0-9]{57}$/), expiresAt: now + 300_000, domain: 'localhost:7071', uri: ORIGIN, chainId: 31337 });
   });
 
   it('signs in: a session cookie (HttpOnly, SameSite=Strict, 24 h) and a readable CSRF cookie', async () => {
@@ -57,6 +57,41 @@ describe('wallet sign-in (EIP-4361)', () => {
     const signed = await signedSignIn(testWallets.merchant, { nonce: await nonce(), issuedAt: new Date(now) });
     expect((await login(signed)).status).toBe(200);
     expect(await login(signed)).toMatchObject({ status: 401, json: { error: 'unauthorized' } });
+  });
+
+  it('stores nothing when it issues nonces: anonymous callers cannot grow the store', async () => {
+    const writes: string[] = [];
+    const store = deps.claims;
+    const counting: AppDeps['claims'] = {
+      get: (partition, id) => store.get(partition, id),
+      create: (partition, document) => (writes.push(partition), store.create(partition, document)),
+      replace: (partition, document, etag) => (writes.push(partition), store.replace(partition, document, etag)),
+      upsert: (partition, document) => (writes.push(partition), store.upsert(partition, document)),
+      delete: (partition, id, etag) => store.delete(partition, id, etag),
+    };
+    setDeps((deps = { ...deps, claims: counting }));
+    for (let i = 0; i < 200; i++) expect((await invoke('auth-nonce', { path: '/api/auth/nonce' })).status).toBe(200);
+    expect(writes).toEqual([]);
+    // Only a sign-in records its (used) nonce, with the nonce's own expiry.
+    expect((await signInAs()).status).toBe(200);
+    expect(writes).toHaveLength(1);
+    const used = await deps.claims.get(writes[0]!, writes[0]!);
+    expect(used?.value.expiresAt).toBeLessThanOrEqual(now + 300_000);
+  });
+
+  it('refuses a nonce whose expiry or MAC was altered, and one signed with another secret', async () => {
+    const value = await nonce();
+    const later = `${value.slice(0, 16)}${(now + 3_600_000).toString(36).padStart(9, '0')}${value.slice(25)}`;
+    const flipped = `${value.slice(0, -1)}${value.endsWith('0') ? '1' : '0'}`;
+    for (const forged of [later, flipped]) {
+      expect(await login(await signedSignIn(testWallets.merchant, { nonce: forged, issuedAt: new Date(now) }))).toMatchObject({ status: 401, json: { error: 'unauthorized' } });
+    }
+    const foreign = hs256SessionTokens('another-secret-another-secret-another!', clock);
+    setDeps({ ...deps, sessionTokens: foreign });
+    const theirs = await nonce();
+    setDeps(deps);
+    expect((await login(await signedSignIn(testWallets.merchant, { nonce: theirs, issuedAt: new Date(now) }))).status).toBe(401);
+    expect((await login(await signedSignIn(testWallets.merchant, { nonce: value, issuedAt: new Date(now) }))).status).toBe(200);
   });
 
   it('refuses a nonce it never issued, or one older than 5 minutes', async () => {

@@ -104,3 +104,25 @@ describe.each(allStores)('the local host (gateway) on the $name store', (store) 
     expect(answer.headers['x-ratelimit-limit']).toBeUndefined();
   });
 });
+
+describe('the local host’s per-address limit on routes without a key', () => {
+  it('answers 429 rate_limited with resetAt and Retry-After past the limit, and leaves keyed routes to their plan quota', async () => {
+    const { memoryStore } = await import('../support/stores');
+    let deps = await memoryStore.make();
+    deps = { ...deps, settings: { ...deps.settings, keylessRateLimitPerMinute: 5 } };
+    const host = await startHost(deps);
+    try {
+      const merchant = await addMerchant(deps, wallets.alice);
+      const statuses: number[] = [];
+      for (let i = 0; i < 7; i++) statuses.push((await host.call('/api/auth/nonce')).status);
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
+      const limited = await host.call('/healthz');
+      expect(limited).toMatchObject({ status: 429, json: { error: 'rate_limited', resetAt: expect.any(Number) } });
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(limited.headers['x-correlation-id']).toBeTruthy();
+      expect((await host.call('/api/inventory', { headers: { 'x-api-key': merchant.apiKey } })).status).toBe(200);
+    } finally {
+      await host.close();
+    }
+  });
+});

@@ -2,7 +2,7 @@ import { CosmosClient, type Container, type CosmosClientOptions, type Database, 
 import { lazyAzureCredential } from '../azure/credential';
 import { CircuitBreaker, CircuitOpenError } from './circuit';
 import { allContainers, type ContainerSpec } from '../../registry';
-import { DuplicateKeyError, EtagMismatchError, StoreUnavailableError } from '../../ports/errors';
+import { DuplicateKeyError, EtagMismatchError, StoreThrottledError, StoreUnavailableError } from '../../ports/errors';
 import type { HealthProbe } from '../../ports/runtime';
 
 export interface CosmosSettings {
@@ -48,7 +48,12 @@ export const connectCosmos = (settings: CosmosSettings): CosmosStore => {
     endpoint: settings.endpoint,
     ...(settings.key ? { key: settings.key } : { aadCredentials: lazyAzureCredential() }),
     // The SDK would otherwise follow the account's advertised (https) locations.
-    connectionPolicy: { enableEndpointDiscovery: false, requestTimeout: settings.requestTimeoutMs },
+    connectionPolicy: {
+      enableEndpointDiscovery: false,
+      requestTimeout: settings.requestTimeoutMs,
+      // Throttling (429) is retried by the SDK, within bounds a request can wait; past them the call answers 503 with Retry-After.
+      retryOptions: { maxRetryAttemptCount: 5, maxWaitTimeInSeconds: 5 },
+    },
     // Supported by the SDK though not in its typings: the one place every operation passes.
     plugins: [breakerPlugin(breaker)],
   };
@@ -85,6 +90,7 @@ export const ensureCosmosContainers = async (store: CosmosStore, specs: Containe
       partitionKey: { paths: [spec.partitionKey] },
       ...(spec.uniqueKeys && { uniqueKeyPolicy: { uniqueKeys: spec.uniqueKeys.map((paths) => ({ paths })) } }),
       ...(spec.compositeIndexes && { indexingPolicy: { compositeIndexes: spec.compositeIndexes } }),
+      ...(spec.expiring && { defaultTtl: -1 }),
     });
   }
 };
@@ -95,8 +101,20 @@ const statusOf = (error: unknown): number | string | undefined =>
 export const isNotFound = (error: unknown) => statusOf(error) === 404;
 
 /** Maps SDK failures to the port's typed errors; anything unexpected is rethrown as it is. */
+/** How long Cosmos asked a throttled caller to wait (ms); a second when it did not say. */
+const retryAfterMsOf = (error: unknown): number => {
+  const fields = error as { retryAfterInMs?: unknown; retryAfterInMilliseconds?: unknown; headers?: Record<string, unknown> };
+  const candidates = [fields.retryAfterInMs, fields.retryAfterInMilliseconds, fields.headers?.['x-ms-retry-after-ms']];
+  for (const value of candidates) {
+    const ms = Number(value);
+    if (value !== undefined && Number.isFinite(ms) && ms >= 0) return ms;
+  }
+  return 1_000;
+};
+
 export const translateCosmosError = (error: unknown): unknown => {
   const code = statusOf(error);
+  if (code === 429) return new StoreThrottledError(retryAfterMsOf(error), { cause: error });
   if (code === 409) return new DuplicateKeyError();
   if (code === 412) return new EtagMismatchError();
   if (
@@ -124,7 +142,7 @@ export const cosmosCall = async <T>(call: () => Promise<T>): Promise<T> => {
   }
 };
 
-const SYSTEM_FIELDS = ['_rid', '_self', '_etag', '_attachments', '_ts'] as const;
+const SYSTEM_FIELDS = ['_rid', '_self', '_etag', '_attachments', '_ts', 'ttl'] as const;
 
 /** A stored document without the store's own fields, and its ETag. */
 export const fromDocument = <T>(document: Record<string, unknown>): { value: T; etag: string } => {

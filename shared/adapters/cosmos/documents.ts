@@ -3,6 +3,18 @@ import type { DocumentCollection } from '../../ports/documents';
 import type { ContainerSpec } from '../../registry';
 import { cosmosCall, fromDocument, isNotFound, translateCosmosError, type CosmosStore } from './client';
 
+/**
+ * A document with `expiresAt` (Unix ms) is one the service stops reading then: Cosmos removes it some
+ * time after (per-item `ttl`, in seconds; the container enables TTL with no default), so temporary
+ * records (used nonces, sessions, tombstones) do not pile up.
+ */
+export const withTtl = <T extends object>(document: T, now = Date.now()): T => {
+  const expiresAt = (document as { expiresAt?: unknown }).expiresAt;
+  if (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt)) return document;
+  // A day of grace: clocks differ, and an expired record must still be readable as expired for a while.
+  return { ...document, ttl: Math.max(1, Math.ceil((expiresAt - now) / 1000) + 86_400) };
+};
+
 /** A Cosmos container as a DocumentCollection; the partition key value is passed with every call. */
 export class CosmosCollection<T extends { id: string }> implements DocumentCollection<T> {
   protected readonly container: Container;
@@ -22,19 +34,19 @@ export class CosmosCollection<T extends { id: string }> implements DocumentColle
   }
 
   async create(_partition: string, document: T) {
-    const { etag } = await cosmosCall(() => this.container.items.create(document));
+    const { etag } = await cosmosCall(() => this.container.items.create(withTtl(document)));
     return etag;
   }
 
   async replace(partition: string, document: T, etag: string) {
     const response = await cosmosCall(() =>
-      this.container.item(document.id, partition).replace(document, { accessCondition: { type: 'IfMatch', condition: etag } }),
+      this.container.item(document.id, partition).replace(withTtl(document), { accessCondition: { type: 'IfMatch', condition: etag } }),
     );
     return response.etag;
   }
 
   async upsert(_partition: string, document: T) {
-    const { etag } = await cosmosCall(() => this.container.items.upsert(document));
+    const { etag } = await cosmosCall(() => this.container.items.upsert(withTtl(document)));
     return etag;
   }
 
