@@ -1,14 +1,25 @@
 import { DomainError } from '../domain/errors';
 import { ID_PATTERN } from '../domain/query-params';
 import { API_KEY_PREFIX_LENGTH, hashApiKey, toKeyView, type Plan, type Scope, type Subscription } from '../domain/subscription';
+import { currentPlanOf } from '../domain/merchant';
+import { DuplicateKeyError } from '../ports/errors';
 import type { AppDeps } from './deps';
+import { loadMerchant } from './merchants';
 
 export interface CreateApiKeyInput {
+  /** The subscription id, when the caller has reserved one; random otherwise. */
+  id?: string;
   wallet: string;
   scopes: Scope[];
   plan: Plan;
   brand: string;
 }
+
+const newSubscriptionId = (ids: AppDeps['ids']) => `sub_${ids.random(10)}`;
+
+/** Active keys a wallet may hold at once (each is a gateway subscription). */
+export const MAX_ACTIVE_KEYS = 10;
+const keySlotId = (wallet: string, slot: number) => `key-slot:${wallet}:${slot}`;
 
 /**
  * Creates a subscription and its key: the gateway issues the key (API Management in Azure), the
@@ -18,7 +29,7 @@ export const createApiKey = async (
   deps: Pick<AppDeps, 'subscriptions' | 'keyIssuer' | 'secretBox' | 'clock' | 'ids'>,
   input: CreateApiKeyInput,
 ): Promise<{ subscription: Subscription; apiKey: string }> => {
-  const id = `sub_${deps.ids.random(10)}`;
+  const id = input.id ?? newSubscriptionId(deps.ids);
   const { apiKey } = await deps.keyIssuer.issue({ subscriptionId: id, plan: input.plan, wallet: input.wallet, displayName: `${input.wallet} ${input.plan}` });
   const subscription: Subscription = {
     id,
@@ -71,24 +82,82 @@ export const findSubscriptionByKey = async (
   return subscription?.status === 'active' ? subscription : undefined;
 };
 
-/** A signed-in merchant's new key. The development plan (no real quota) exists only on a development stack. */
-export const createMerchantKey = async (
-  deps: Pick<AppDeps, 'subscriptions' | 'keyIssuer' | 'secretBox' | 'clock' | 'ids' | 'settings'>,
-  wallet: string,
-  input: { scopes: Scope[]; plan: Plan },
-) => {
-  if (input.plan === 'development' && !deps.settings.development) {
-    throw new DomainError('invalid_input', 'plan: must be starter, pro or enterprise', { field: 'plan' });
+type MerchantKeyDeps = Pick<AppDeps, 'subscriptions' | 'keyIssuer' | 'secretBox' | 'clock' | 'ids' | 'settings' | 'merchants' | 'claims'>;
+
+/**
+ * Plans are paid for, not chosen: a key comes on the wallet's current plan. Naming another plan is
+ * refused (403), except `development` on a development stack (the local demo plan).
+ */
+const planForNewKey = async (deps: MerchantKeyDeps, wallet: string, requested: Plan | undefined): Promise<Plan> => {
+  const current = currentPlanOf(await loadMerchant(deps, wallet), deps.clock.now());
+  if (requested === undefined || requested === current) return current;
+  if (requested === 'development') {
+    if (deps.settings.development) return requested;
+    throw new DomainError('invalid_input', 'plan: the development plan exists only on a development stack', { field: 'plan' });
   }
-  const { subscription, apiKey } = await createApiKey(deps, { wallet, scopes: input.scopes, plan: input.plan, brand: deps.settings.brandKey });
-  return { ok: true as const, apiKey, key: toKeyView(subscription) };
+  throw new DomainError('forbidden', `this wallet is on the ${current} plan; the ${requested} plan is bought with POST /api/x402/subscribe`, { field: 'plan', currentPlan: current });
+};
+
+/**
+ * Holds one of the wallet's key slots for a new subscription: a create-only claim per slot, so
+ * concurrent requests cannot together pass the limit. Keys made before slots existed count too.
+ */
+const claimKeySlot = async (deps: MerchantKeyDeps, wallet: string, subscriptionId: string): Promise<string> => {
+  const active = (await deps.subscriptions.list({ wallet })).filter((subscription) => subscription.status === 'active');
+  const slotted = new Set<string>();
+  const slots: string[] = [];
+  for (let slot = 0; slot < MAX_ACTIVE_KEYS; slot++) slots.push(keySlotId(wallet, slot));
+  const full = () => new DomainError('conflict', `a wallet holds at most ${MAX_ACTIVE_KEYS} active keys; revoke one first`, { field: 'keys', limit: MAX_ACTIVE_KEYS });
+  for (const id of slots) {
+    const holder = await deps.claims.get(id, id);
+    if (holder) {
+      slotted.add(holder.value.owner);
+      continue;
+    }
+    const unslotted = active.filter((subscription) => !slotted.has(subscription.id)).length;
+    if (slotted.size + unslotted >= MAX_ACTIVE_KEYS) throw full();
+    try {
+      await deps.claims.create(id, { id, owner: subscriptionId, createdAt: deps.clock.now() });
+      return id;
+    } catch (error) {
+      if (!(error instanceof DuplicateKeyError)) throw error;
+    }
+  }
+  throw full();
+};
+
+/** Frees the key slot a subscription held, if it held one. */
+const releaseKeySlot = async (deps: Pick<AppDeps, 'claims'>, wallet: string, subscriptionId: string) => {
+  for (let slot = 0; slot < MAX_ACTIVE_KEYS; slot++) {
+    const id = keySlotId(wallet, slot);
+    const holder = await deps.claims.get(id, id);
+    if (holder?.value.owner === subscriptionId) {
+      await deps.claims.delete(id, id, holder.etag);
+      return;
+    }
+  }
+};
+
+/** A signed-in merchant's new key, on the wallet's plan, within its key limit. */
+export const createMerchantKey = async (deps: MerchantKeyDeps, wallet: string, input: { scopes: Scope[]; plan?: Plan }) => {
+  const plan = await planForNewKey(deps, wallet, input.plan);
+  const id = newSubscriptionId(deps.ids);
+  const slot = await claimKeySlot(deps, wallet, id);
+  try {
+    const { subscription, apiKey } = await createApiKey(deps, { id, wallet, scopes: input.scopes, plan, brand: deps.settings.brandKey });
+    return { ok: true as const, apiKey, key: toKeyView(subscription) };
+  } catch (error) {
+    await deps.claims.delete(slot, slot).catch(() => {});
+    throw error;
+  }
 };
 
 export const listMerchantKeys = async (deps: Pick<AppDeps, 'subscriptions'>, wallet: string) => ({
   keys: (await deps.subscriptions.list({ wallet })).map(toKeyView),
 });
 
-export const revokeMerchantKey = async (deps: Pick<AppDeps, 'subscriptions' | 'keyIssuer' | 'clock'>, wallet: string, id: string) => {
+export const revokeMerchantKey = async (deps: Pick<AppDeps, 'subscriptions' | 'keyIssuer' | 'clock' | 'claims'>, wallet: string, id: string) => {
   await revokeApiKey(deps, id, wallet);
+  await releaseKeySlot(deps, wallet, id);
   return { ok: true as const, id };
 };

@@ -1,4 +1,5 @@
 import { defaultShopConfig, type ShopConfig } from './shop';
+import type { Plan } from './subscription';
 
 export type SplitRole = 'merchant' | 'platform' | 'partner';
 
@@ -19,6 +20,13 @@ export interface MerchantSplit {
   deployedAt: number;
 }
 
+/** A plan the wallet paid for (x402 subscription) or a platform admin gave it, until `expiresAt` (null: no end). */
+export interface WalletPlan {
+  name: Exclude<Plan, 'development'>;
+  expiresAt: number | null;
+  source: 'x402' | 'admin';
+}
+
 /** One document per merchant wallet: its shop configuration and its split. */
 export interface Merchant {
   id: string;
@@ -29,6 +37,8 @@ export interface Merchant {
   splitHistory: MerchantSplit[];
   /** When new splits were deployed (the relayer pays gas, so deployments are limited per day). */
   splitDeployments: number[];
+  /** Absent: the starter plan. */
+  plan?: WalletPlan;
   createdAt: number;
   updatedAt: number;
 }
@@ -43,3 +53,7 @@ export const newMerchant = (wallet: string, now: number): Merchant => ({
   createdAt: now,
   updatedAt: now,
 });
+
+/** The plan a wallet's new keys come on: a paid or granted plan while its term runs, else starter. */
+export const currentPlanOf = (merchant: Pick<Merchant, 'plan'>, now: number): Exclude<Plan, 'development'> =>
+  merchant.plan && (merchant.plan.expiresAt === null || merchant.plan.expiresAt > now) ? merchant.plan.name : 'starter';

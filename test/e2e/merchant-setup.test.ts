@@ -72,7 +72,7 @@ const merchantFor = async (testCase: PricingCase) => {
   expect(split.recipients).toEqual(expectedRecipients);
   expect(await deps.chain!.readSplit(split.address)).toEqual(expectedRecipients.map(({ address, bps }) => ({ address, bps })));
 
-  const created = await host.call('/api/keys', { method: 'POST', headers: browser.headers, body: { scopes: ['inventory:write', 'orders:create', 'split:read'], plan: 'pro' } });
+  const created = await host.call('/api/keys', { method: 'POST', headers: browser.headers, body: { scopes: ['inventory:write', 'orders:create', 'split:read'] } });
   expect(created.status).toBe(201);
   const key = created.json.apiKey as string;
   const current = await host.call('/api/split/deploy', { headers: { 'x-api-key': key } });
