@@ -1,6 +1,7 @@
-import { Contract, ContractFactory, Interface, NonceManager, Wallet, ZeroAddress, isError, parseEther, type JsonRpcProvider } from 'ethers';
+import { Contract, ContractFactory, Interface, NonceManager, Wallet, ZeroAddress, isError, parseEther, type JsonRpcProvider, type TransactionReceipt } from 'ethers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import rejectingPayeeArtifact from '../../contracts/artifacts/RejectingPayee.json';
+import freezableTokenArtifact from '../../contracts/artifacts/TestFreezableToken.json';
 import { ANVIL_ACCOUNTS } from '../../scripts/local/anvil';
 import { splitArtifact, splitFactoryArtifact, testUsdcArtifact, testUsdtArtifact } from '../../shared/adapters/evm/artifacts';
 import { ChainUnavailableError, EvmChain, InvalidSplitError } from '../../shared/adapters/evm/chain';
@@ -50,10 +51,17 @@ const freshPayees = (bps = [9000, 700, 300]): SplitPayee[] =>
 const splitAt = (address: string) => new Contract(address, splitInterface, buyer);
 
 const call = async (contract: Contract, method: string, ...args: unknown[]) => {
-  const tx = await contract.getFunction(method).send(...args);
-  const receipt = await tx.wait();
-  if (!receipt || receipt.status !== 1) throw new Error(`${method} failed`);
-  return receipt;
+  try {
+    const tx = await contract.getFunction(method).send(...args);
+    const receipt = await tx.wait();
+    if (!receipt || receipt.status !== 1) throw new Error(`${method} failed`);
+    return receipt;
+  } catch (error) {
+    // The nonce manager counted a nonce for a transaction that may never have been sent (its gas
+    // estimate reverted): start again from the chain's count, or every later send waits on the gap.
+    buyer.reset();
+    throw error;
+  }
 };
 
 const sendEth = async (to: string, value: bigint) => {
@@ -292,6 +300,157 @@ describe('split distribution', () => {
     await call(payee, 'withdrawFrom', split);
     expect(await balances('eth', [payeeAddress, split])).toEqual([1n, 0n]);
     expect(await revertName(payee.getFunction('withdrawFrom').staticCall(split))).toBe('NothingToWithdraw');
+  });
+});
+
+describe('split token distribution with a payee the token refuses', () => {
+  // TestFreezableToken's ways of refusing a transfer to a frozen account (its Refusal enum).
+  const REFUSAL = { revert: 0, returnFalse: 1, burnGas: 2 } as const;
+
+  /** A token of this test's own, so the buyer is its owner and may blacklist. */
+  const deployToken = async (kind: 'usdc' | keyof typeof REFUSAL): Promise<Contract> => {
+    const contract =
+      kind === 'usdc'
+        ? await new ContractFactory(testUsdcArtifact.abi, testUsdcArtifact.bytecode, buyer).deploy()
+        : await new ContractFactory(freezableTokenArtifact.abi, freezableTokenArtifact.bytecode, buyer).deploy(REFUSAL[kind]);
+    await contract.waitForDeployment();
+    return new Contract(await contract.getAddress(), kind === 'usdc' ? testUsdcArtifact.abi : freezableTokenArtifact.abi, buyer);
+  };
+
+  /** A payee with a key (so it can withdraw) and the ETH to pay its gas. */
+  const fundedWallet = async () => {
+    const wallet = Wallet.createRandom().connect(provider);
+    await sendEth(wallet.address, parseEther('1'));
+    return wallet;
+  };
+
+  const tokenEvents = (receipt: TransactionReceipt, name: string) =>
+    receipt.logs
+      .map((log) => (log.address.toLowerCase() === receipt.to?.toLowerCase() ? splitInterface.parseLog(log) : null))
+      .filter((event) => event?.name === name)
+      .map((event) => event?.args.toArray().map((arg: unknown) => (typeof arg === 'string' ? arg.toLowerCase() : arg)));
+
+  it('pays the others their exact share when USDC blacklists a payee, credits that payee exactly, and lets it withdraw to another address once', async () => {
+    const token = await deployToken('usdc');
+    const tokenAddress = (await token.getAddress()).toLowerCase();
+    const frozen = await fundedWallet();
+    const [merchant, partner, rescue] = freshPayees([1, 1, 1]).map((p) => p.address) as [string, string, string];
+    const frozenAddress = frozen.address.toLowerCase();
+    const wallets = [merchant, frozenAddress, partner];
+    const { address: split, blockNumber: createdAt } = await chain.deploySplit([
+      { address: merchant, bps: 9000 },
+      { address: frozenAddress, bps: 700 },
+      { address: partner, bps: 300 },
+    ]);
+    const splitContract = splitAt(split);
+    const credit = () => splitContract.getFunction('tokenCredits').staticCall(tokenAddress, frozenAddress) as Promise<bigint>;
+    const totalCredit = () => splitContract.getFunction('totalTokenCredits').staticCall(tokenAddress) as Promise<bigint>;
+    await call(token, 'blacklist', frozenAddress);
+
+    // 9000/700/300 bps of 100,000,001: 90,000,000.9 / 7,000,000.07 / 3,000,000.03; the merchant gets the 1 left.
+    await call(token, 'mint', split, 100_000_001n);
+    const first = await call(splitContract, 'distribute', tokenAddress);
+    expect(await balances(token, [...wallets, split])).toEqual([90_000_001n, 0n, 3_000_000n, 7_000_000n]);
+    expect(await credit()).toBe(7_000_000n);
+    expect(await totalCredit()).toBe(7_000_000n);
+    expect(tokenEvents(first, 'TokenCredited')).toEqual([[tokenAddress, frozenAddress, 7_000_000n]]);
+    expect(tokenEvents(first, 'Distributed')).toEqual([
+      [tokenAddress, merchant, 90_000_001n],
+      [tokenAddress, partner, 3_000_000n],
+    ]);
+    expect(await splitContract.getFunction('distributable').staticCall(tokenAddress)).toBe(0n);
+
+    // Nothing new arrived: the credited tokens are not split again.
+    await call(splitContract, 'distribute', tokenAddress);
+    expect(await balances(token, [...wallets, split])).toEqual([90_000_001n, 0n, 3_000_000n, 7_000_000n]);
+    expect(await credit()).toBe(7_000_000n);
+
+    // New money is split alone: 33,333,333 gives 2,333,333.31 and 999,999.99; the merchant gets 30,000,001.
+    await call(token, 'mint', split, 33_333_333n);
+    expect(await splitContract.getFunction('distributable').staticCall(tokenAddress)).toBe(33_333_333n);
+    await call(splitContract, 'distribute', tokenAddress);
+    expect(await balances(token, [...wallets, split])).toEqual([120_000_002n, 0n, 3_999_999n, 9_333_333n]);
+    expect(await credit()).toBe(9_333_333n);
+    expect(await totalCredit()).toBe(9_333_333n);
+
+    // ETH is apart: the frozen payee takes ETH, and no ETH credit arises from the token's.
+    await sendEth(split, 1000n);
+    await call(splitContract, 'distribute', ZeroAddress);
+    expect(await splitContract.getFunction('credits').staticCall(frozenAddress)).toBe(0n);
+    expect(await splitContract.getFunction('totalCredits').staticCall()).toBe(0n);
+    expect(await balances('eth', [merchant, partner, split])).toEqual([900n, 30n, 0n]);
+
+    const asFrozen = splitAt(split).connect(frozen) as Contract;
+    // Still frozen: a withdrawal to itself is refused by the token, and the credit stays.
+    await expect(asFrozen.getFunction('withdrawToken').staticCall(tokenAddress, frozenAddress)).rejects.toThrow();
+    expect(await revertName(asFrozen.getFunction('withdrawToken').staticCall(tokenAddress, ZeroAddress))).toBe('ZeroAddressRecipient');
+    // Only its own credit: another account has nothing to withdraw.
+    expect(await revertName(splitContract.getFunction('withdrawToken').staticCall(tokenAddress, buyerAddress))).toBe('NothingToWithdraw');
+
+    const withdrawal = await call(asFrozen, 'withdrawToken', tokenAddress, rescue);
+    expect(tokenEvents(withdrawal, 'TokenWithdrawn')).toEqual([[tokenAddress, frozenAddress, rescue.toLowerCase(), 9_333_333n]]);
+    expect(await balances(token, [rescue, frozenAddress, split])).toEqual([9_333_333n, 0n, 0n]);
+    expect(await credit()).toBe(0n);
+    expect(await totalCredit()).toBe(0n);
+    expect(await revertName(asFrozen.getFunction('withdrawToken').staticCall(tokenAddress, rescue))).toBe('NothingToWithdraw');
+    await call(splitContract, 'distribute', tokenAddress);
+    expect(await balances(token, [...wallets, rescue, split])).toEqual([120_000_002n, 0n, 3_999_999n, 9_333_333n, 0n]);
+
+    // The merchant's transaction list sees the withdrawal leave the split, so tokens in equal tokens out.
+    const watching = new EvmChain({ rpcUrl: local.rpcUrl, chainId: local.chainId, relayerPrivateKey: relayerAccount.privateKey, splitFactory: local.splitFactory, tokens: [tokenAddress], provider });
+    const transfers = (await watching.splitTransfers(split, { fromBlock: createdAt, toBlock: await chain.blockNumber() })).filter((t) => t.token === tokenAddress);
+    const total = (kind: string) => transfers.filter((t) => t.kind === kind).reduce((sum, t) => sum + BigInt(t.amount), 0n);
+    expect(total('payment')).toBe(133_333_334n);
+    expect(total('distribution')).toBe(133_333_334n);
+    expect(transfers.filter((t) => t.to === rescue)).toMatchObject([{ kind: 'distribution', token: tokenAddress, from: split, amount: '9333333' }]);
+  });
+
+  it.each([
+    { refusal: 'revert' as const, how: 'reverts' },
+    { refusal: 'returnFalse' as const, how: 'returns false' },
+    { refusal: 'burnGas' as const, how: 'burns all the gas it is given' },
+  ])('pays the others when a USDT-style token (no return value) $how for a frozen payee, who withdraws once unfrozen', async ({ refusal }) => {
+    const token = await deployToken(refusal);
+    const tokenAddress = (await token.getAddress()).toLowerCase();
+    const frozen = await fundedWallet();
+    const [merchant, partner] = freshPayees([1, 1]).map((p) => p.address) as [string, string];
+    const frozenAddress = frozen.address.toLowerCase();
+    // The frozen payee is not last: the payees after it must still get their gas.
+    const { address: split } = await chain.deploySplit([
+      { address: merchant, bps: 9000 },
+      { address: frozenAddress, bps: 700 },
+      { address: partner, bps: 300 },
+    ]);
+    const splitContract = splitAt(split);
+    await call(token, 'blacklist', frozenAddress);
+    await call(token, 'mint', split, 10_000_001n);
+    // A fixed gas limit: a refusal that burned all the gas it was given would leave too little for the partner.
+    const receipt = await call(splitContract, 'distribute', tokenAddress, { gasLimit: 1_000_000 });
+    expect(await balances(token, [merchant, frozenAddress, partner, split])).toEqual([9_000_001n, 0n, 300_000n, 700_000n]);
+    expect(tokenEvents(receipt, 'TokenCredited')).toEqual([[tokenAddress, frozenAddress, 700_000n]]);
+    expect(await splitContract.getFunction('tokenCredits').staticCall(tokenAddress, frozenAddress)).toBe(700_000n);
+
+    await call(token, 'unBlacklist', frozenAddress);
+    const asFrozen = splitAt(split).connect(frozen) as Contract;
+    await call(asFrozen, 'withdrawToken', tokenAddress, frozenAddress);
+    expect(await balances(token, [frozenAddress, split])).toEqual([700_000n, 0n]);
+    expect(await splitContract.getFunction('totalTokenCredits').staticCall(tokenAddress)).toBe(0n);
+    expect(await revertName(asFrozen.getFunction('withdrawToken').staticCall(tokenAddress, frozenAddress))).toBe('NothingToWithdraw');
+  });
+
+  it('will not run on too little gas to give every payee its full allowance, rather than credit payees the caller starved', async () => {
+    const token = await deployToken('usdc');
+    const tokenAddress = await token.getAddress();
+    const { address: split } = await chain.deploySplit(freshPayees());
+    const splitContract = splitAt(split);
+    await call(token, 'mint', split, 1_000_000n);
+    await sendEth(split, 1_000_000n);
+    for (const asset of [tokenAddress, ZeroAddress]) {
+      expect(await revertName(splitContract.getFunction('distribute').staticCall(asset, { gasLimit: 150_000 }))).toBe('InsufficientGas');
+      await call(splitContract, 'distribute', asset);
+    }
+    expect(await balances(token, [split])).toEqual([0n]);
+    expect(await balances('eth', [split])).toEqual([0n]);
   });
 });
 

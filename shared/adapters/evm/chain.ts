@@ -67,6 +67,7 @@ const TRANSFER = topicOf(erc20Interface, 'Transfer');
 const PAYMENT_RECEIVED = topicOf(splitInterface, 'PaymentReceived');
 const DISTRIBUTED = topicOf(splitInterface, 'Distributed');
 const WITHDRAWN = topicOf(splitInterface, 'Withdrawn');
+const TOKEN_WITHDRAWN = topicOf(splitInterface, 'TokenWithdrawn');
 const SPLIT_CREATED = topicOf(factoryInterface, 'SplitCreated');
 
 // The factory's calls revert with the split initializer's errors: one ABI decodes both.
@@ -179,7 +180,7 @@ export class EvmChain implements Chain {
         this.tokens.length === 0
           ? Promise.resolve([])
           : this.provider.getLogs({ ...range, address: this.tokens, topics: [TRANSFER, null, zeroPadValue(split, 32)] }),
-        this.provider.getLogs({ ...range, address: split, topics: [[PAYMENT_RECEIVED, DISTRIBUTED, WITHDRAWN]] }),
+        this.provider.getLogs({ ...range, address: split, topics: [[PAYMENT_RECEIVED, DISTRIBUTED, WITHDRAWN, TOKEN_WITHDRAWN]] }),
       ]);
       return [...payments, ...own]
         .filter((log) => !log.removed)
@@ -250,6 +251,9 @@ const toTransfer = (split: string, log: Log): SplitTransfer => {
       return { kind: 'payment', token: ZeroAddress, from: lower(event.args[0]), to: split, amount: event.args[1].toString(), ...at };
     case 'Distributed':
       return { kind: 'distribution', token: lower(event.args[0]), from: split, to: lower(event.args[1]), amount: event.args[2].toString(), ...at };
+    case 'TokenWithdrawn':
+      // TokenWithdrawn(token, payee, to, amount): a credited token share (the token had refused the payee) leaving the split.
+      return { kind: 'distribution', token: lower(event.args[0]), from: split, to: lower(event.args[2]), amount: event.args[3].toString(), ...at };
     default:
       // Withdrawn(payee, to, amount): a credited ETH share leaving the split, at last.
       return { kind: 'distribution', token: ZeroAddress, from: split, to: lower(event.args[1]), amount: event.args[2].toString(), ...at };
