@@ -6,7 +6,6 @@ import {
   WEBHOOK_RETRY_DELAY_S,
   WEBHOOK_TIMEOUT_MS,
   attemptId,
-  signWebhook,
   toAttemptView,
   webhookBody,
   webhookHeaders,
@@ -63,11 +62,8 @@ const attemptDelivery = async (deps: DeliveryDeps, message: WebhookMessage): Pro
         url: message.target,
         body: message.body,
         timeoutMs: WEBHOOK_TIMEOUT_MS,
-        headers: webhookHeaders(deps.settings.webhookHeaderPrefix, {
-          eventId: message.eventId,
-          signature: signWebhook(secret, message.body),
-          timestamp: (JSON.parse(message.body) as { timestamp: number }).timestamp,
-        }),
+        // Signed now, per attempt: a retry or a redelivery carries its own time, the same bytes.
+        headers: webhookHeaders(deps.settings.webhookHeaderPrefix, { eventId: message.eventId, secret, body: message.body, timestamp: deps.clock.now() }),
       })
     : { httpStatus: null, error: 'no signing key for the API key that created this receipt', durationMs: 0 };
   // The log entry stays "sending" if this write fails; the attempt itself is done either way.
@@ -150,7 +146,7 @@ export const sendTestEvent = async (
     url,
     body,
     timeoutMs: WEBHOOK_TIMEOUT_MS,
-    headers: webhookHeaders(deps.settings.webhookHeaderPrefix, { eventId, signature: signWebhook(secret, body), timestamp: now }),
+    headers: webhookHeaders(deps.settings.webhookHeaderPrefix, { eventId, secret, body, timestamp: now }),
   });
   return { ok: true as const, eventId, delivered: isDelivered(result), ...result };
 };

@@ -2,8 +2,8 @@ import { BlockList, isIP } from 'node:net';
 
 /**
  * Where a webhook may be sent, judged from the URL alone (the delivery side checks the address the
- * connection really uses too). Production: https, and no loopback, private, link-local or metadata
- * host. Development (the local stack) allows http and local receivers.
+ * connection really uses too, against the same list). Production: https, and no loopback, private,
+ * link-local or metadata host. Development (the local stack) allows http and local receivers.
  */
 export const webhookTargetProblem = (text: string, development: boolean): string | undefined => {
   let url: URL;
@@ -23,18 +23,20 @@ export const webhookTargetProblem = (text: string, development: boolean): string
 
 /**
  * Loopback, private, shared, link-local (metadata), multicast, documentation, reserved and
- * unspecified ranges, and every IPv6 form that embeds an IPv4 address (mapped ::ffff:0:0/96,
- * NAT64 64:ff9b::/96): those are judged unsafe outright rather than decoded.
+ * unspecified ranges, Azure's platform address (168.63.129.16, the wire server, as sensitive as the
+ * metadata address), and the IPv6 forms that embed an IPv4 address (IPv4-compatible ::/96,
+ * deprecated; mapped ::ffff:0:0/96; NAT64 64:ff9b::/96 and the local-use 64:ff9b:1::/48): those
+ * are judged unsafe outright rather than decoded.
  */
 const nonPublicV4 = new BlockList();
 // Separate lists: a BlockList holding ::ffff:0:0/96 would also match every plain IPv4 address.
 const nonPublicV6 = new BlockList();
 for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['168.63.129.16', 32], ['169.254.0.0', 16], ['172.16.0.0', 12],
   ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 3],
 ] as const) nonPublicV4.addSubnet(network, prefix, 'ipv4');
 for (const [network, prefix] of [
-  ['::', 128], ['::1', 128], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+  ['::', 96], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
 ] as const) nonPublicV6.addSubnet(network, prefix, 'ipv6');
 
 export const isNonPublicAddress = (address: string): boolean => {

@@ -24,7 +24,7 @@ const report = (id: string, status: string) => call(stack.baseUrl, '/api/receipt
 
 describe('webhooks on the local stack', () => {
   it('delivers one signed webhook per status change, chaining pending → checkout_success', async () => {
-    const receiver = await startReceiver();
+    const receiver = await startReceiver([], { secret: stack.apiKey });
     try {
       expect((await createReceipt('e2e-chain', receiver.url)).status).toBe(201);
       for (const status of ['link_opened', 'buyer_logged_in', 'checkout_initialized', 'checkout_success']) {
@@ -42,6 +42,7 @@ describe('webhooks on the local stack', () => {
       for (const request of requests) {
         expect(Object.keys(JSON.parse(request.body))).toHaveLength(23);
         expect(await verify(stack.apiKey, request.body, request.headers['x-service-signature'] as string)).toBe(true);
+        expect(request.verified).toEqual({ ok: true, event: JSON.parse(request.body), timestamp: Number(request.headers['x-service-timestamp']), deliveryId: request.headers['x-service-delivery'] });
       }
       expect(new Set(requests.map((request) => request.headers['x-service-delivery'])).size).toBe(4);
       await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -51,8 +52,8 @@ describe('webhooks on the local stack', () => {
     }
   }, 30_000);
 
-  it('retries a failed delivery once, 5 s (± 1.5 s) later, with the same delivery id and body', async () => {
-    const receiver = await startReceiver([500]);
+  it('retries a failed delivery once, 5 s (± 1.5 s) later, with the same delivery id and body, signed at its own time', async () => {
+    const receiver = await startReceiver([500], { secret: stack.apiKey });
     try {
       await createReceipt('e2e-retry', receiver.url);
       await report('e2e-retry', 'link_opened');
@@ -61,6 +62,11 @@ describe('webhooks on the local stack', () => {
       expect(second!.at - first!.at).toBeLessThanOrEqual(6_500);
       expect(second!.body).toBe(first!.body);
       expect(second!.headers['x-service-delivery']).toBe(first!.headers['x-service-delivery']);
+      expect(second!.headers['x-service-signature']).toBe(first!.headers['x-service-signature']);
+      const [t1, t2] = [first, second].map((request) => Number(request!.headers['x-service-timestamp']));
+      expect(t2! - t1!).toBeGreaterThanOrEqual(3_500);
+      expect(first!.verified).toMatchObject({ ok: true, timestamp: t1 });
+      expect(second!.verified).toMatchObject({ ok: true, timestamp: t2 });
       const log = await call(stack.baseUrl, '/api/receipts/e2e-retry/deliveries', { key: stack.apiKey });
       expect((log.json.deliveries as Array<{ attempt: number; httpStatus: number }>).map((entry) => [entry.attempt, entry.httpStatus])).toEqual([[1, 500], [2, 200]]);
     } finally {

@@ -1,25 +1,56 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { verifyWebhook, type WebhookVerifyResult } from '../../shared/webhook-verify.mjs';
 
 export interface Received {
   headers: IncomingHttpHeaders;
   body: string;
   at: number;
+  /** The verification helper's answer for this request, when the receiver knows the signing key. */
+  verified?: WebhookVerifyResult;
 }
 
 export type Behaviour = number | 'hang' | 'redirect';
 
+export interface ReceiverOptions {
+  /**
+   * The signing key: each request is then checked as a merchant's receiver would check it (the
+   * timestamped signature over the raw bytes, within `toleranceMs` of `now`), and one that fails is
+   * answered 400 with the reason (the planned behaviours wait for a request that passes).
+   */
+  secret?: string;
+  prefix?: string;
+  toleranceMs?: number;
+  now?: () => number;
+}
+
 /** A webhook receiver on a free loopback port: answers each request by the next behaviour (then 200). */
-export const startReceiver = async (behaviours: Behaviour[] = []) => {
+export const startReceiver = async (behaviours: Behaviour[] = [], options: ReceiverOptions = {}) => {
   const received: Received[] = [];
   const plan = [...behaviours];
   const waiters: Array<() => void> = [];
   const server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk) => (body += chunk));
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      received.push({ headers: request.headers, body, at: Date.now() });
+      const bytes = Buffer.concat(chunks);
+      const verified =
+        options.secret === undefined
+          ? undefined
+          : verifyWebhook({
+              body: bytes,
+              headers: request.headers,
+              secret: options.secret,
+              ...(options.prefix !== undefined && { prefix: options.prefix }),
+              ...(options.toleranceMs !== undefined && { toleranceMs: options.toleranceMs }),
+              ...(options.now && { now: options.now() }),
+            });
+      received.push({ headers: request.headers, body: bytes.toString('utf8'), at: Date.now(), ...(verified && { verified }) });
       waiters.splice(0).forEach((wake) => wake());
+      if (verified && !verified.ok) {
+        response.writeHead(400).end(verified.reason);
+        return;
+      }
       const behaviour = plan.shift() ?? 200;
       if (behaviour === 'hang') return; // never answers
       if (behaviour === 'redirect') {
