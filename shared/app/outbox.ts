@@ -9,6 +9,7 @@ import type { AppDeps } from './deps';
 import { deleteInventoryItem } from './inventory-delete';
 import { upsertInventoryItem } from './inventory-upsert';
 import { createReceipt, reportReceiptStatus } from './receipts';
+import { SupersededWrite } from './write-order';
 
 /** Writes accepted while the store was unreachable, in the durable `outbox` queue until it is back. */
 export const OutboxOperation = z.discriminatedUnion('kind', [
@@ -128,15 +129,20 @@ export const applyOutboxEntry = async (deps: ApplyDeps, entry: OutboxEntry): Pro
         await deps.queue.send(queues.outboxRejected, { ...entry, reason: 'superseded by a later write to the same item' });
         return 'superseded';
       }
-      if (operation.kind === 'inventory-upsert') await applyUpsert(deps, operation);
-      else await deleteInventoryItem(deps, operation.wallet, operation.id);
+      if (operation.kind === 'inventory-upsert') await applyUpsert(deps, operation, entry.acceptedAt);
+      else await deleteInventoryItem(deps, operation.wallet, operation.id, entry.acceptedAt);
     } else if (operation.kind === 'receipt-create') {
-      await createReceipt(deps, { wallet: operation.wallet, subscriptionId: operation.subscriptionId }, operation.input);
+      // Stamped as of its acceptance, so reports accepted after it (and before the store came back) still apply.
+      await createReceipt({ ...deps, clock: { now: () => entry.acceptedAt } }, { wallet: operation.wallet, subscriptionId: operation.subscriptionId }, operation.input);
     } else {
-      await reportReceiptStatus(deps, operation.wallet, operation.input);
+      await reportReceiptStatus(deps, operation.wallet, operation.input, entry.acceptedAt);
     }
     return 'applied';
   } catch (error) {
+    if (error instanceof SupersededWrite) {
+      await deps.queue.send(queues.outboxRejected, { ...entry, reason: `superseded: ${error.message}` });
+      return 'superseded';
+    }
     if (error instanceof StoreUnavailableError) {
       await deps.queue.send(queues.outbox, entry, { delaySeconds: RETRY_DELAY_S });
       return 'waiting';
@@ -150,9 +156,9 @@ export const applyOutboxEntry = async (deps: ApplyDeps, entry: OutboxEntry): Pro
 };
 
 /** An item accepted while the store was down keeps the id it was given, unless its sku already had one. */
-const applyUpsert = async (deps: ApplyDeps, operation: Extract<OutboxOperation, { kind: 'inventory-upsert' }>) => {
+const applyUpsert = async (deps: ApplyDeps, operation: Extract<OutboxOperation, { kind: 'inventory-upsert' }>, acceptedAt: number) => {
   const existing = (await deps.inventory.get(operation.wallet, operation.input.id)) ?? (await deps.inventory.findBySku(operation.wallet, operation.input.sku));
-  if (existing) return upsertInventoryItem(deps, operation.wallet, { ...operation.input, id: existing.value.id });
+  if (existing) return upsertInventoryItem(deps, operation.wallet, { ...operation.input, id: existing.value.id }, undefined, acceptedAt);
   const { id: acceptedId, ...input } = operation.input;
-  return upsertInventoryItem(deps, operation.wallet, input, acceptedId);
+  return upsertInventoryItem(deps, operation.wallet, input, acceptedId, acceptedAt);
 };

@@ -9,6 +9,7 @@ import { queues } from '../registry';
 import { EtagMismatchError } from '../ports/errors';
 import type { AppDeps } from './deps';
 import { loadMerchant } from './merchants';
+import { refuseIfNewer } from './write-order';
 
 type StatusDeps = Pick<AppDeps, 'receipts' | 'merchants' | 'queue' | 'clock'>;
 
@@ -18,6 +19,8 @@ export interface StatusRequest {
   status: ReceiptStatus;
   actor: StatusActor;
   failure?: { code: string; providerErrorCode?: string | null; providerRequestId?: string | null };
+  /** When the request was accepted, if earlier than now (an outbox entry): a receipt changed since is not moved. */
+  acceptedAt?: number;
   /** Payment facts that come with the change (set by the service: hash, buyer, token). */
   facts?: Partial<Pick<Receipt, 'transactionHash' | 'buyerWallet' | 'token' | 'onrampSessionId' | 'onrampSourceAmountUsd' | 'isOnrampSessionUnique'>>;
 }
@@ -61,6 +64,7 @@ export const changeStatus = async (deps: StatusDeps, request: StatusRequest): Pr
     const stored = await deps.receipts.get(request.wallet, request.receiptId);
     if (!stored) throw new DomainError('not_found', `receipt ${request.receiptId} not found`);
     const current = stored.value;
+    refuseIfNewer(current.updatedAt, request.acceptedAt, `receipt ${current.receiptId}`);
     const decision = decideTransition(current.status, request.status);
     if (!decision.apply) return { ok: true, ignored: true, reason: decision.reason, receipt: current };
 

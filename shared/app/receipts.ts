@@ -140,6 +140,8 @@ export const reportReceiptStatus = async (
   deps: Pick<AppDeps, 'receipts' | 'merchants' | 'queue' | 'clock'>,
   wallet: string,
   input: { id: string; status: string; failureCode?: string },
+  /** When the report was accepted, if earlier than now (an outbox entry). */
+  acceptedAt?: number,
 ) => {
   if (!(receiptStatuses as readonly string[]).includes(input.status)) {
     throw new DomainError('invalid_input', `status: must be one of ${receiptStatuses.join(', ')}`, { field: 'status' });
@@ -149,6 +151,7 @@ export const reportReceiptStatus = async (
     receiptId: input.id,
     status: input.status as ReceiptStatus,
     actor: 'merchant',
+    acceptedAt,
     ...(input.failureCode && { failure: { code: input.failureCode } }),
   });
   const view = toStatusView(outcome.receipt);
