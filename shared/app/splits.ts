@@ -5,9 +5,10 @@ import { DependencyUnavailableError } from '../ports/errors';
 import type { Chain } from '../ports/chain';
 import type { AppDeps } from './deps';
 import { loadMerchant, updateMerchant } from './merchants';
+import { takeFromBudget, returnToBudget } from './counters';
 import { currentPricing } from './pricing';
 
-type SplitDeps = Pick<AppDeps, 'merchants' | 'platform' | 'settings' | 'clock' | 'chain'>;
+type SplitDeps = Pick<AppDeps, 'merchants' | 'platform' | 'settings' | 'clock' | 'chain' | 'claims'>;
 
 const chainOf = (deps: Pick<AppDeps, 'chain'>): Chain => {
   if (!deps.chain) throw new DependencyUnavailableError('chain', 'no chain is configured (CHAIN_RPC_URL)');
@@ -32,7 +33,20 @@ export const deploySplit = async (deps: SplitDeps, wallet: string) => {
   if (recent.length >= SPLIT_DEPLOYMENTS_PER_DAY) {
     throw new DomainError('rate_limited', `at most ${SPLIT_DEPLOYMENTS_PER_DAY} split deployments a day`, { resetAt: Math.min(...recent) + DAY_MS });
   }
-  const deployed = await chain.deploySplit(recipients.map(({ address, bps }) => ({ address, bps })));
+  // The relayer pays gas: fresh wallets must not be able to drain it, whatever the per-wallet limit.
+  const dayStart = now - (now % DAY_MS);
+  const budgetId = `split-deploy-budget:${new Date(dayStart).toISOString().slice(0, 10)}`;
+  if (!(await takeFromBudget(deps, budgetId, deps.settings.splitDeployDailyBudget, dayStart + 2 * DAY_MS))) {
+    throw new DomainError('rate_limited', 'the platform has deployed as many splits as it pays for today; try again after midnight UTC', { resetAt: dayStart + DAY_MS });
+  }
+  let deployed: Awaited<ReturnType<Chain['deploySplit']>>;
+  try {
+    deployed = await chain.deploySplit(recipients.map(({ address, bps }) => ({ address, bps })));
+  } catch (error) {
+    await returnToBudget(deps, budgetId).catch(() => {});
+    throw error;
+  }
+  if (!deployed.created) await returnToBudget(deps, budgetId).catch(() => {});
   const split: MerchantSplit = {
     address: deployed.address,
     recipients,
@@ -73,7 +87,11 @@ export const listSplitTransactions = async (
   const { split } = await loadMerchant(deps, wallet);
   if (!split) return { ok: true as const, split: null, fromBlock: null, toBlock: null, transactions: [], nextCursor: null };
   const chain = chainOf(deps);
-  const toBlock = query.toBlock ?? (await chain.blockNumber());
+  const head = await chain.blockNumber();
+  if (query.toBlock !== undefined && query.toBlock > head) {
+    throw new DomainError('invalid_input', `toBlock: must not be above the chain head (${head})`, { field: 'toBlock', head });
+  }
+  const toBlock = query.toBlock ?? head;
   const fromBlock = query.fromBlock ?? Math.max(0, toBlock - MAX_BLOCK_RANGE + 1);
   if (fromBlock > toBlock) throw new DomainError('invalid_input', 'fromBlock: must not be after toBlock', { field: 'fromBlock' });
   if (toBlock - fromBlock + 1 > MAX_BLOCK_RANGE) {

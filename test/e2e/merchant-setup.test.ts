@@ -6,7 +6,7 @@ import { createProvider } from '../../shared/adapters/evm/provider';
 import type { AppDeps } from '../../shared/app/deps';
 import { memoryDeps } from '../../shared/composition';
 import { toCents } from '../../shared/domain/money';
-import { startHost, type RunningHost } from '../support/http';
+import { addMerchant, startHost, type RunningHost } from '../support/http';
 import { chainForTests } from '../support/chain';
 import { pricingCases, type PricingCase } from '../support/pricing-cases';
 import { signedSignIn, testWallets } from '../support/siwe';
@@ -134,6 +134,24 @@ describe('merchant setup and orders on the local chain', () => {
     expect(answers[2]!.json).toMatchObject({ error: 'rate_limited', resetAt: expect.any(Number) });
   });
 
+  it('stops relayer-paid deployments for everyone when the global daily budget is spent (429 rate_limited until midnight UTC)', async () => {
+    const saved = host;
+    await saved.close();
+    try {
+      host = await startHost({ ...deps, settings: { ...deps.settings, splitDeployDailyBudget: 0 } });
+      const wallet = Wallet.createRandom();
+      const browser = await signIn(wallet);
+      const refused = await host.call('/api/split/deploy', { method: 'POST', headers: browser.headers });
+      const midnight = Date.now() - (Date.now() % 86_400_000) + 86_400_000;
+      expect(refused).toMatchObject({ status: 429, json: { error: 'rate_limited', resetAt: midnight } });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect((await host.call('/api/split/deploy', { headers: { 'x-api-key': (await addMerchant(deps, wallet.address.toLowerCase())).apiKey } })).json.split).toBeNull();
+    } finally {
+      await host.close();
+      host = await startHost(deps);
+    }
+  });
+
   it('lists payments into the split and distributions out of it, a page at a time', async () => {
     const merchant = [...merchants.values()][1]!;
     const split = ((await host.call('/api/split/deploy', { headers: { 'x-api-key': merchant.key } })).json.split as { address: string }).address;
@@ -165,6 +183,9 @@ describe('merchant setup and orders on the local chain', () => {
   it.each([
     ['fromBlock=10&toBlock=5', 'fromBlock'],
     ['fromBlock=0&toBlock=10000', 'toBlock'],
+    ['toBlock=999999999', 'toBlock'],
+    ['fromBlock=999999990&toBlock=999999999', 'toBlock'],
+    ['fromBlock=999999999', 'fromBlock'],
     ['cursor=nonsense', 'cursor'],
     ['limit=0', 'limit'],
   ])('answers 400 invalid_input for split transactions ?%s', async (query, field) => {
