@@ -1,24 +1,38 @@
 /**
  * `npm run admin -- login --private-key <0x…> [--base-url <url>]`
+ * `npm run admin -- --help`
  *
  * Signs in to the admin API from the command line (EIP-4361, as a browser wallet would) and prints
  * the session cookie, the CSRF token and the Origin that admin writes need, ready for curl.
  * Without --base-url it uses the stack `npm start` runs from this checkout, else http://localhost:7071.
+ * Exit status: 0 signed in, 1 failed, 2 bad usage (with the usage on stderr).
  */
-import { parseArgs } from 'node:util';
 import { Wallet } from 'ethers';
 import { SiweMessage } from 'siwe';
+import { UsageError, parseCommandLine, runCli } from './cli';
 import { runningStack, stackFiles } from './local/stack';
 
-const usage = 'usage: npm run admin -- login --private-key <0x-prefixed 32-byte hex> [--base-url <url>]';
+const usage = `usage:
+  npm run admin -- login --private-key <0x-prefixed 32-byte hex> [--base-url <url>]
+  npm run admin -- --help
+
+Signs in to the admin API with a wallet (EIP-4361, as a browser wallet would) and prints the session
+cookie, the CSRF token and the Origin that admin writes need, and a line to export them for curl.
+
+  --private-key <0x…>   the wallet's key (locally: anvil's public test keys)
+  --base-url <url>      the service (default: the stack \`npm start\` runs from this checkout, else
+                        http://localhost:7071; DATA_DIR names its data folder, default .data)
+
+Exit status: 0 signed in, 1 failed, 2 bad usage.`;
 
 const main = async () => {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
-    options: { 'private-key': { type: 'string' }, 'base-url': { type: 'string' } },
-  });
-  if (positionals[0] !== 'login' || !values['private-key']) throw new Error(usage);
-  if (!/^0x[0-9a-fA-F]{64}$/.test(values['private-key'])) throw new Error(`--private-key: must be 0x and 64 hex digits\n${usage}`);
+  const { positionals, values } = parseCommandLine({ 'private-key': { type: 'string' }, 'base-url': { type: 'string' } });
+  const [command, ...extra] = positionals;
+  if (command !== 'login') throw new UsageError(command === undefined ? 'name a command: login' : `unknown command ${command}`);
+  if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
+  if (!values['private-key']) throw new UsageError('login needs --private-key');
+  if (!/^0x[0-9a-fA-F]{64}$/.test(values['private-key'])) throw new UsageError('--private-key: must be 0x and 64 hex digits');
+  if (values['base-url'] !== undefined && !URL.canParse(values['base-url'])) throw new UsageError('--base-url: must be an absolute URL');
   const baseUrl = (values['base-url'] ?? runningStack(stackFiles())?.baseUrl ?? 'http://localhost:7071').replace(/\/+$/, '');
   const wallet = new Wallet(values['private-key']);
 
@@ -57,7 +71,4 @@ const main = async () => {
   console.log(`export COOKIE='${cookie}' CSRF='${body.csrfToken}' ORIGIN='${origin}'`);
 };
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : String(error));
-  process.exit(1);
-});
+runCli(usage, main);

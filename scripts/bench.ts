@@ -2,6 +2,7 @@
  * `npm run bench`: request rate and latency of the service against a bare node:http server that
  * answers a JSON body of the same size (this machine's ceiling), on the memory store and on the
  * Cosmos protocol server, plus the bundled app's import time. Figures to report, not a pass/fail test.
+ * `npm run bench -- --help` lists the environment knobs.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -11,11 +12,35 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+import { UsageError, parseCommandLine, runCli } from './cli';
 
 const root = resolve(__dirname, '..');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 8);
 const ITEMS = 1_000;
+
+const usage = `usage:
+  npm run bench
+  npm run bench -- --help
+
+Request rate and latency of the service (GET /healthz, a filtered and sorted inventory list of
+${ITEMS} items, inventory writes) on the in-memory store and on the embedded Cosmos protocol server,
+against a bare node:http server answering a body of the same size (this machine's ceiling); webhook
+latency from a status change to the receiver; and the import time of the bundled app. Builds dist/
+first. Figures to report, not a pass/fail test; it takes a few minutes.
+
+Environment:
+  BENCH_CONNECTIONS   concurrent connections in each load scenario (default 50)
+  BENCH_SECONDS       how long each load scenario runs, in seconds (default 8)
+
+Exit status: 0 measured, 1 failed, 2 bad usage.`;
+
+/** The knobs must be positive whole numbers (an unset one takes its default). */
+const checkKnobs = () => {
+  for (const [name, value] of [['BENCH_CONNECTIONS', CONNECTIONS], ['BENCH_SECONDS', DURATION_S]] as const) {
+    if (!Number.isInteger(value) || value < 1) throw new UsageError(`${name}: must be a whole number of at least 1, not ${JSON.stringify(process.env[name])}`);
+  }
+};
 const LIST_PATH = '/api/inventory?category=cat-3&stock=in&sort=priceUsd&order=asc&limit=50';
 
 interface Server {
@@ -129,6 +154,9 @@ const importTime = () => {
 let webhooks: Awaited<ReturnType<typeof webhookLatency>> | undefined;
 
 const main = async () => {
+  const { positionals } = parseCommandLine({});
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
+  checkKnobs();
   execFileSync('node', ['scripts/build.mjs', '--bench'], { cwd: root, stdio: 'inherit' });
   const rows: Row[] = [];
   const scenarios = async (store: 'memory' | 'cosmos') => {
@@ -185,7 +213,4 @@ const main = async () => {
   console.log(`\nimport time (median of 11): node -e 0 ${imports.bare.toFixed(0)} ms; bundled app ${imports.bundle.toFixed(0)} ms (+${(imports.bundle - imports.bare).toFixed(0)} ms)`);
 };
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runCli(usage, main, (error) => console.error(error));

@@ -6,6 +6,7 @@ import { priceOrder } from '../domain/pricing';
 import { newReceipt, newReceiptId, receiptClaimId, toReceiptView, type Receipt } from '../domain/receipt';
 import { taxRateFor } from '../domain/shop';
 import { rateToPpm } from '../domain/tax-catalog';
+import { webhookTargetProblem } from '../domain/webhook-target';
 import { DuplicateKeyError } from '../ports/errors';
 import type { AppDeps } from './deps';
 import { loadMerchant } from './merchants';
@@ -26,7 +27,7 @@ export const claimReceiptId = async (deps: Pick<AppDeps, 'claims' | 'clock' | 'i
   throw new Error('could not find a free receipt id');
 };
 
-const parseOrder = (body: unknown): OrderRequest => {
+const parseOrder = (body: unknown, development: boolean): OrderRequest => {
   const items = (body as { items?: unknown } | null)?.items;
   if (!Array.isArray(items) || items.length === 0) throw new DomainError('items_required', 'at least one item is required', { field: 'items' });
   const parsed = OrderRequest.safeParse(body);
@@ -34,18 +35,24 @@ const parseOrder = (body: unknown): OrderRequest => {
     const { field, message } = describeZodError(parsed.error);
     throw new DomainError('invalid_input', message, { field });
   }
+  // The same target rules as for a receipt created whole (and as the delivery side applies).
+  const webhookUrl = parsed.data.webhook_url;
+  const problem = webhookUrl === undefined ? undefined : webhookTargetProblem(webhookUrl, development);
+  if (problem) throw new DomainError('invalid_input', `webhook_url: ${problem}`, { field: 'webhook_url' });
   return parsed.data;
 };
 
 /**
- * Prices an order from the merchant's inventory (DESIGN §4 Orders and pricing) and stores it as a
- * `generated` receipt. Checks, in order: a deployed split (403), the request, every item (400), stock (409).
+ * Prices an order from the merchant's inventory and stores it as a `generated` receipt, with the
+ * order's webhook_url, redirect_url, transactionId and metadata as a receipt created whole keeps them
+ * (its webhook_url takes the place of the shop's default). Checks, in order: a deployed split (403),
+ * the request, every item (400), stock (409).
  */
 export const createOrder = async (deps: OrderDeps, caller: { wallet: string; subscriptionId: string | null }, body: unknown) => {
   const merchant = await loadMerchant(deps, caller.wallet);
   const split = merchant.split;
   if (!split) throw new DomainError('split_required', 'deploy a split contract before creating orders');
-  const order = parseOrder(body);
+  const order = parseOrder(body, deps.settings.development);
 
   const found: StoredInventoryItem[] = [];
   for (const [index, item] of order.items.entries()) {
@@ -100,6 +107,12 @@ export const createOrder = async (deps: OrderDeps, caller: { wallet: string; sub
       createdBy: caller.subscriptionId,
     },
     now,
+    {
+      webhookUrl: order.webhook_url ?? null,
+      redirectUrl: order.redirect_url ?? null,
+      transactionId: order.transactionId ?? null,
+      metadata: order.metadata ?? null,
+    },
   );
   await deps.receipts.create(caller.wallet, receipt);
   return { ok: true as const, receipt: toReceiptView(receipt, deps.settings.baseUrl) };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { APP_VERSION } from '../config';
 import { errorCodes, type ErrorCode } from '../domain/errors';
 import { receiptStatuses } from '../domain/receipt';
 import { httpStatusOf } from './errors';
@@ -82,6 +83,7 @@ const operationOf = (route: RouteSpec) => {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errors) byStatus.set(httpStatusOf[code], [...(byStatus.get(httpStatusOf[code]) ?? []), code]);
   const success = String(route.successStatus ?? 200);
+  const requestBody = route.documentedBody ?? route.body;
   return {
     operationId: route.name,
     summary: route.summary,
@@ -89,7 +91,7 @@ const operationOf = (route: RouteSpec) => {
     security: securityOf(route),
     'x-auth': route.auth,
     ...(parameters.length > 0 && { parameters }),
-    ...(route.body && { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.body, 'input') } } } }),
+    ...(requestBody && { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(requestBody, 'input') } } } }),
     responses: {
       [success]: {
         description: 'Success',
@@ -109,14 +111,13 @@ const operationOf = (route: RouteSpec) => {
   };
 };
 
-export const OPENAPI_VERSION = '1.0.0';
-
 export const openApiDocument = (routes: RouteSpec[], options: { title: string; serverUrl: string; description?: string }) => {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operationOf(route);
   return {
     openapi: '3.1.0',
-    info: { title: options.title, version: OPENAPI_VERSION, ...(options.description && { description: options.description }) },
+    // The service's version, as /healthz answers it.
+    info: { title: options.title, version: APP_VERSION, ...(options.description && { description: options.description }) },
     servers: [{ url: options.serverUrl }],
     paths,
     webhooks: {

@@ -8,13 +8,13 @@ import {
   InventoryUpsertInput,
 } from '../domain/inventory';
 import type { Role } from '../domain/session';
-import { OrderBody } from '../domain/order';
+import { OrderBody, OrderRequest } from '../domain/order';
 import { PricingUpdate } from '../domain/pricing';
 import { blankAsAbsent, queryInteger, queryIntegerOr } from '../domain/query-params';
 import { receiptStatuses } from '../domain/receipt';
 import { ReceiptCreateRequest, ReceiptListQuery, ReceiptStatusQuery, ReceiptStatusUpdate } from '../domain/receipt-request';
-import { ShopConfig, ShopConfigUpdate, Slug } from '../domain/shop';
-import { Plan, Scope } from '../domain/subscription';
+import { ShopBranding, ShopConfig, ShopConfigUpdate, ShopLayout, Slug } from '../domain/shop';
+import { Plan, Scope, scopes } from '../domain/subscription';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -38,6 +38,11 @@ export interface RouteSpec<
   summary: string;
   query?: Q;
   body?: B;
+  /**
+   * The request body as documented, when the use case validates it itself so that an earlier check
+   * answers first (`body` then only parses the JSON): the schema the use case validates with.
+   */
+  documentedBody?: z.ZodType;
   response: R;
   successStatus?: number;
   /** The error codes this route can answer with, beyond the common ones of its auth kind. */
@@ -47,6 +52,14 @@ export interface RouteSpec<
 /** A write that may be accepted while the store is down: its normal body, or that body as `data` of a degraded answer (200). */
 const orDegradedBody = <T extends z.ZodType>(body: T) =>
   z.union([body, z.object({ ok: z.literal(true), degraded: z.literal(true), reason: z.literal('store_unavailable'), data: body })]);
+
+/** The scopes a new key gets; `["all"]` stands for every scope, as `--scopes all` does for `npm run keys`. */
+const ScopeRequest = z
+  .array(z.enum([...scopes, 'all']))
+  .min(1, 'name at least one scope')
+  .refine((list) => !list.includes('all') || list.every((name) => name === 'all'), 'all stands for every scope: name it alone')
+  .transform((list): Scope[] => (list.includes('all') ? [...scopes] : [...new Set(list as Scope[])]))
+  .describe('the scopes to grant, or ["all"] for every scope');
 
 const route = <Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(spec: RouteSpec<Q, B, R>) => spec;
 
@@ -188,7 +201,7 @@ export const routes = {
     auth: { kind: 'session', role: 'merchant' },
     summary: 'Create an API key for the signed-in wallet; the key is in this answer only',
     body: z.object({
-      scopes: z.array(Scope).min(1, 'name at least one scope').transform((list) => [...new Set(list)]),
+      scopes: ScopeRequest,
       plan: z.enum(['starter', 'pro', 'enterprise', 'development']),
     }),
     response: z.object({ ok: z.literal(true), apiKey: z.string(), key: KeyView }),
@@ -263,7 +276,7 @@ export const routes = {
       brandName: z.string(),
       chainId: z.number().int(),
       tokens: z.array(Token),
-      shop: z.object({ slug: z.string(), name: z.string(), branding: z.unknown(), layout: z.unknown(), processingFeePct: z.number() }).optional(),
+      shop: z.object({ slug: z.string(), name: z.string(), branding: ShopBranding, layout: ShopLayout, processingFeePct: z.number() }).optional(),
     }),
     errors: ['invalid_input', 'not_found'],
   }),
@@ -288,6 +301,7 @@ export const routes = {
     summary: 'Price items from inventory into an itemized receipt (item lines, Tax, Processing Fee)',
     // Validated by the use case after the split check, so 403 split_required comes before 400s.
     body: OrderBody,
+    documentedBody: OrderRequest,
     response: z.object({ ok: z.literal(true), receipt: ReceiptView }),
     errors: ['split_required', 'items_required', 'inventory_item_not_found', 'invalid_input', 'insufficient_stock'],
   }),

@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
+import packageJson from '../../package.json';
 import { memoryDeps, setDeps } from '../../shared/composition';
+import { loadConfig } from '../../shared/config';
+import { openApiDocument } from '../../shared/http/openapi';
 import { allRoutes } from '../../shared/http/routes';
 import { generatedDocuments } from '../../scripts/openapi';
 import { invoke } from '../support/http';
@@ -11,11 +14,11 @@ const operations = (document: { paths: Record<string, Record<string, { operation
   Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => `${method.toUpperCase()} ${path} ${operation.operationId}`));
 
 describe('the OpenAPI document', () => {
-  it('is served publicly at /api/openapi.json, version 1.0.0, valid for an independent validator', async () => {
+  it('is served publicly at /api/openapi.json, valid for an independent validator', async () => {
     setDeps(memoryDeps());
     const answer = await invoke('openapi', { path: '/api/openapi.json' });
     expect(answer.status).toBe(200);
-    expect(answer.json).toMatchObject({ openapi: '3.1.0', info: { version: '1.0.0' } });
+    expect(answer.json).toMatchObject({ openapi: '3.1.0', info: { version: packageJson.version } });
     await expect(SwaggerParser.validate(structuredClone(answer.json) as never)).resolves.toBeTruthy();
     const { info: _, ...broken } = structuredClone(answer.json);
     await expect(SwaggerParser.validate(broken as never)).rejects.toThrow();
@@ -42,5 +45,125 @@ describe('the OpenAPI document', () => {
     const keyed = operations(JSON.parse(generated['infra/openapi.keyed.json']!));
     const keyless = operations(JSON.parse(generated['infra/openapi.keyless.json']!));
     expect([...keyed, ...keyless].sort()).toEqual(allRoutes.map((route) => `${route.method} ${route.path} ${route.name}`).sort());
+  });
+});
+
+type Schema = Record<string, unknown>;
+
+/** Keywords that describe a schema without constraining it: a schema of only these accepts anything. */
+const annotations = new Set(['description', 'title', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly', '$comment']);
+
+const isOpen = (schema: unknown): boolean => {
+  if (schema === true) return true;
+  if (!schema || typeof schema !== 'object') return false;
+  const node = schema as Schema;
+  if (Object.keys(node).every((key) => annotations.has(key))) return true;
+  // An object that names no property and lets any value in under any name.
+  return (
+    node.type === 'object' &&
+    Object.keys((node.properties as Schema | undefined) ?? {}).length === 0 &&
+    node.patternProperties === undefined &&
+    (node.additionalProperties === undefined || isOpen(node.additionalProperties))
+  );
+};
+
+/** Every sub-schema (by keyword, not every nested object: a `default` value is not a schema), with its pointer. */
+const subSchemas = function* (schema: unknown, at: string): Generator<[string, unknown]> {
+  yield [at, schema];
+  if (!schema || typeof schema !== 'object') return;
+  const node = schema as Schema;
+  for (const key of ['properties', 'patternProperties', '$defs']) {
+    for (const [name, child] of Object.entries((node[key] as Schema | undefined) ?? {})) yield* subSchemas(child, `${at}/${key}/${name}`);
+  }
+  for (const key of ['additionalProperties', 'items', 'contains', 'not', 'if', 'then', 'else', 'propertyNames', 'unevaluatedProperties']) {
+    if (node[key] !== undefined && typeof node[key] !== 'boolean') yield* subSchemas(node[key], `${at}/${key}`);
+  }
+  for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems']) {
+    for (const [index, child] of ((node[key] as unknown[] | undefined) ?? []).entries()) yield* subSchemas(child, `${at}/${key}/${index}`);
+  }
+};
+
+type Operation = {
+  operationId: string;
+  parameters?: Array<{ name: string; schema: unknown }>;
+  requestBody?: { content: Record<string, { schema: unknown }> };
+  responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+};
+
+/** Each request, parameter and response schema of the document, named `<operation> <part>`. */
+const schemasOf = (document: { paths: Record<string, Record<string, Operation>>; webhooks: Record<string, Record<string, Operation>>; components: { schemas: Schema } }) => {
+  const parts: Array<[string, unknown]> = [];
+  const operations = [...Object.values(document.paths), ...Object.values(document.webhooks)].flatMap((methods) => Object.values(methods));
+  for (const operation of operations) {
+    const name = operation.operationId ?? 'webhook';
+    for (const parameter of operation.parameters ?? []) parts.push([`${name} parameter ${parameter.name}`, parameter.schema]);
+    for (const content of Object.values(operation.requestBody?.content ?? {})) parts.push([`${name} request`, content.schema]);
+    for (const [status, response] of Object.entries(operation.responses)) {
+      for (const content of Object.values(response.content ?? {})) parts.push([`${name} response ${status}`, content.schema]);
+    }
+  }
+  for (const [name, schema] of Object.entries(document.components.schemas)) parts.push([`components ${name}`, schema]);
+  return parts;
+};
+
+/**
+ * The only schemas that may stay open, and why. Each entry must still match something, so a
+ * stale one is noticed.
+ */
+const mayBeOpen: Array<{ where: RegExp; why: string }> = [
+  { where: /^openapi response 200 #(\/additionalProperties)?$/, why: 'the answer is this OpenAPI document itself, described by the OpenAPI specification' },
+  {
+    where: /^[\w.-]+ (request|response 20\d) #(\/properties\/\w+(\/items)?)*\/properties\/metadata(\/anyOf\/0)?(\/additionalProperties)?$/,
+    why: "`metadata` is the merchant's own JSON object (at most 4 KiB), kept and echoed as given: any JSON value is valid in it",
+  },
+];
+
+describe('the OpenAPI document describes every request and response completely', () => {
+  const document = openApiDocument(allRoutes, { title: 'test', serverUrl: 'https://api.example.com' }) as unknown as Parameters<typeof schemasOf>[0];
+  const open = schemasOf(document).flatMap(([part, schema]) => [...subSchemas(schema, '#')].filter(([, node]) => isOpen(node)).map(([at]) => `${part} ${at}`));
+
+  it('has no empty or open schema outside the allow-list', () => {
+    expect(open.filter((location) => !mayBeOpen.some((entry) => entry.where.test(location)))).toEqual([]);
+  });
+
+  it('uses every allow-list entry (none is stale)', () => {
+    for (const entry of mayBeOpen) expect(open.some((location) => entry.where.test(location)), `${entry.where}: ${entry.why}`).toBe(true);
+  });
+
+  it('finds open schemas where there are some (the check itself works)', () => {
+    const loose = openApiDocument([{ ...allRoutes.find((route) => route.name === 'orders-create')!, documentedBody: undefined }], { title: 'test', serverUrl: 'https://api.example.com' });
+    const found = schemasOf(loose as unknown as Parameters<typeof schemasOf>[0]).flatMap(([part, schema]) => [...subSchemas(schema, '#')].filter(([, node]) => isOpen(node)).map(([at]) => `${part} ${at}`));
+    expect(found).toContain('orders-create request #');
+  });
+
+  it('documents the order request the use case validates: items by sku or id with qty, jurisdiction and the receipt fields', () => {
+    const operation = (document.paths['/api/orders'] as Record<string, Operation>).post!;
+    const schema = operation.requestBody!.content['application/json']!.schema as { properties: Record<string, Schema>; required: string[] };
+    expect(Object.keys(schema.properties)).toEqual(['items', 'jurisdictionCode', 'webhook_url', 'redirect_url', 'transactionId', 'metadata']);
+    expect(schema.required).toEqual(['items']);
+    expect(schema.properties.items).toMatchObject({
+      type: 'array',
+      minItems: 1,
+      maxItems: 100,
+      items: { type: 'object', properties: { sku: { type: 'string' }, id: { type: 'string' }, qty: { type: 'integer', minimum: 1 } }, required: ['qty'], oneOf: [{ required: ['sku'] }, { required: ['id'] }] },
+    });
+    // The same rules as the receipt creation request's fields.
+    const receipts = (document.paths['/api/receipts'] as Record<string, Operation>).post!.requestBody!.content['application/json']!.schema as { properties: Record<string, Schema> };
+    for (const field of ['webhook_url', 'redirect_url', 'transactionId', 'metadata']) expect(schema.properties[field]).toEqual(receipts.properties[field]);
+  });
+});
+
+describe('the version', () => {
+  it('is package.json’s in /healthz, the served document and the documents API Management imports', async () => {
+    setDeps(memoryDeps());
+    const health = await invoke('healthz', { path: '/healthz' });
+    const served = await invoke('openapi', { path: '/api/openapi.json' });
+    expect(health.json.version).toBe(packageJson.version);
+    expect((served.json.info as { version: string }).version).toBe(health.json.version);
+    for (const text of Object.values(generatedDocuments())) expect((JSON.parse(text) as { info: { version: string } }).info.version).toBe(packageJson.version);
+  });
+
+  it('cannot be set apart from package.json’s by the environment', () => {
+    expect(loadConfig({ STORE: 'memory', APP_ENV: 'development', APP_VERSION: '9.9.9' }).APP_VERSION).toBe(packageJson.version);
   });
 });

@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { MemoryEventQueue } from '../../shared/adapters/memory/deliveries';
 import type { AppDeps } from '../../shared/app/deps';
 import { upsertInventoryItem } from '../../shared/app/inventory-upsert';
 import { updateMerchant } from '../../shared/app/merchants';
@@ -93,6 +94,80 @@ describe('the generated receipt', () => {
     const mug = (await deps.inventory.findBySku(wallet, 'MUG'))!.value;
     expect((await order({ items: [{ id: mug.id, qty: 1 }, { sku: 'MUG', qty: 2 }] })).status).toBe(200);
     expect(await order({ items: [{ id: mug.id, qty: 2 }, { sku: 'MUG', qty: 2 }] })).toMatchObject({ status: 409, json: { error: 'insufficient_stock', sku: 'MUG', available: 3, requested: 4 } });
+  });
+});
+
+describe('the receipt creation request’s optional fields', () => {
+  const as = () => ({ 'x-subscription-id': merchant.subscriptionId });
+  const hook = 'http://127.0.0.1:9/order-hook';
+  const queued = () => (deps.queue as MemoryEventQueue).take('webhooks').map((entry) => entry.message as { target: string; body: string });
+  const report = (id: string, status: string) => invoke('receipts-status-post', { method: 'POST', path: '/api/receipts/status', headers: as(), body: { id, status } });
+
+  beforeEach(async () => {
+    await withSplit(100, 0, { webhookUrl: 'http://127.0.0.1:9/shop-default' });
+    await upsertInventoryItem(deps, wallet, itemInput({ sku: 'MUG', name: 'Mug', priceUsd: 12 }));
+  });
+
+  it('are accepted, stored on the receipt and shown by GET /api/receipts/{id}', async () => {
+    const answer = await order({
+      items: [{ sku: 'MUG', qty: 1 }],
+      webhook_url: hook,
+      redirect_url: 'https://shop.example.com/thanks',
+      transactionId: 'T-42',
+      metadata: { table: 4, note: 'window seat' },
+    });
+    expect(answer.status).toBe(200);
+    const receipt = answer.json.receipt as { receiptId: string };
+    expect(answer.json.receipt).toMatchObject({ transactionId: 'T-42', metadata: { table: 4, note: 'window seat' } });
+    const read = await invoke('receipts-get', { path: `/api/receipts/${receipt.receiptId}`, headers: as() });
+    expect(read).toMatchObject({ status: 200, json: { receiptId: receipt.receiptId, status: 'generated', transactionId: 'T-42', metadata: { table: 4, note: 'window seat' } } });
+    expect((await deps.receipts.get(wallet, receipt.receiptId))?.value).toMatchObject({ webhookUrl: hook, redirectUrl: 'https://shop.example.com/thanks' });
+  });
+
+  it('are optional: without them the receipt has none and its events go to the shop’s default URL', async () => {
+    const receipt = (await order({ items: [{ sku: 'MUG', qty: 1 }] })).json.receipt as { receiptId: string; transactionId: unknown; metadata: unknown };
+    expect(receipt).toMatchObject({ transactionId: null, metadata: null });
+    await report(receipt.receiptId, 'link_opened');
+    expect(queued().map((message) => message.target)).toEqual(['http://127.0.0.1:9/shop-default']);
+  });
+
+  it('are echoed in webhooks, sent to the order’s webhook_url rather than the shop’s default', async () => {
+    const receipt = (await order({ items: [{ sku: 'MUG', qty: 1 }], webhook_url: hook, transactionId: 'T-43', metadata: { table: 7 } })).json.receipt as { receiptId: string };
+    expect(await report(receipt.receiptId, 'link_opened')).toMatchObject({ status: 200, json: { previousStatus: 'generated', status: 'link_opened' } });
+    const [event, ...rest] = queued();
+    expect(rest).toEqual([]);
+    expect(event!.target).toBe(hook);
+    expect(JSON.parse(event!.body)).toMatchObject({ receiptId: receipt.receiptId, status: 'link_opened', transactionId: 'T-43', metadata: { table: 7 } });
+  });
+
+  it.each([
+    [{ webhook_url: 'not a url' }, 'webhook_url'],
+    [{ webhook_url: 42 }, 'webhook_url'],
+    [{ webhook_url: `https://hooks.example.com/${'x'.repeat(2048)}` }, 'webhook_url'],
+    [{ redirect_url: 'ftp://shop.example.com/thanks' }, 'redirect_url'],
+    [{ redirect_url: 'not a url' }, 'redirect_url'],
+    [{ transactionId: 'x'.repeat(201) }, 'transactionId'],
+    [{ transactionId: 7 }, 'transactionId'],
+    [{ metadata: 'text' }, 'metadata'],
+    [{ metadata: [1, 2] }, 'metadata'],
+    [{ metadata: { blob: 'x'.repeat(4100) } }, 'metadata'],
+  ])('%j → 400 invalid_input naming %s', async (extra, field) => {
+    expect(await order({ items: [{ sku: 'MUG', qty: 1 }], ...extra })).toMatchObject({ status: 400, json: { error: 'invalid_input', field } });
+  });
+
+  it('refuses http, local and private webhook targets outside development, as for receipts', async () => {
+    setDeps({ ...deps, settings: { ...deps.settings, development: false } });
+    for (const url of ['http://hooks.example.com/x', 'https://127.0.0.1/x', 'https://192.168.1.10/x', 'https://metadata.internal/x', 'https://[::ffff:127.0.0.1]/x']) {
+      expect(await order({ items: [{ sku: 'MUG', qty: 1 }], webhook_url: url })).toMatchObject({ status: 400, json: { error: 'invalid_input', field: 'webhook_url' } });
+    }
+    expect((await order({ items: [{ sku: 'MUG', qty: 1 }], webhook_url: 'https://hooks.example.com/orders' })).status).toBe(200);
+  });
+
+  it('are checked before the items are looked up, and after the split', async () => {
+    expect(await order({ items: [{ sku: 'NOPE', qty: 1 }], metadata: 'text' })).toMatchObject({ status: 400, json: { error: 'invalid_input', field: 'metadata' } });
+    expect(await order({ items: [{ sku: 'NOPE', qty: 1 }], webhook_url: 'not a url' })).toMatchObject({ status: 400, json: { error: 'invalid_input', field: 'webhook_url' } });
+    const other = await addMerchant(deps, wallets.bob);
+    expect(await order({ items: [{ sku: 'MUG', qty: 1 }], webhook_url: 'not a url', metadata: 'text' }, other)).toMatchObject({ status: 403, json: { error: 'split_required' } });
   });
 });
 
