@@ -124,7 +124,11 @@ export const createLocalHost = ({ deps, routes, functions, log = () => {} }: Loc
       headers: { get: (name) => headers.get(name.toLowerCase()) ?? null },
       query: url.searchParams,
       params: matched.params,
-      text: async () => body.toString('utf8'),
+      // Already read within the gateway's limit; the same limit applies again for the handler.
+      text: async (maxBytes) => {
+        if (body.length > maxBytes) throw new DomainError('payload_too_large', `request bodies are limited to ${maxBytes} bytes`);
+        return body.toString('utf8');
+      },
     };
     return handler(call, (message, error) => log(`${matched.route.name}: ${message}: ${error instanceof Error ? error.stack : String(error)}`));
   };

@@ -1,4 +1,4 @@
-import type { Cookie, HttpFunctionOptions, HttpResponseInit } from '@azure/functions';
+import type { Cookie, HttpFunctionOptions, HttpRequest, HttpResponseInit } from '@azure/functions';
 import type { z } from 'zod';
 import type { AppDeps } from '../app/deps';
 import { DomainError, describeZodError } from '../domain/errors';
@@ -8,7 +8,7 @@ import { getDeps } from '../composition';
 import { authorize } from './auth';
 import { toErrorResponse } from './errors';
 import { CORRELATION_HEADER, MAX_BODY_BYTES, jsonHeaders, correlationIdFor } from './headers';
-import { toJson } from './json';
+import { MAX_JSON_DEPTH, jsonDepthExceeds, toJson } from './json';
 import type { RouteSpec } from './routes';
 
 export interface RequestContext<Q, B> {
@@ -46,8 +46,40 @@ export interface IncomingCall {
   headers: { get(name: string): string | null };
   query: URLSearchParams;
   params: Record<string, string>;
-  text(): Promise<string>;
+  /** The body as text, read no further than `maxBytes` (past it: 413 payload_too_large). */
+  text(maxBytes: number): Promise<string>;
 }
+
+/**
+ * Reads a body stream up to a byte limit: a client streaming gigabytes (chunked, no Content-Length)
+ * costs at most the limit before it is refused, and nothing else runs first.
+ */
+export const readLimitedText = async (body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<string> => {
+  if (!body) return '';
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+};
+
+/** The Functions runtime's request, read through the same limits as the local host's. */
+const fromFunctionsRequest = (request: HttpRequest): IncomingCall => ({
+  method: request.method,
+  headers: request.headers,
+  query: request.query,
+  params: request.params,
+  text: (maxBytes) => readLimitedText(request.body as ReadableStream<Uint8Array> | null, maxBytes),
+});
 
 export type CallHandler = (request: IncomingCall, logError: (message: string, error: unknown) => void) => Promise<HttpResponseInit>;
 
@@ -81,14 +113,15 @@ const readBody = async (spec: RouteSpec, request: IncomingCall): Promise<unknown
   const declared = Number(request.headers.get('content-length') ?? 0);
   if (declared > MAX_BODY_BYTES) throw tooLarge();
   if (!spec.body) return undefined;
-  const text = await request.text();
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw tooLarge();
-  return text;
+  return request.text(MAX_BODY_BYTES);
 };
 
 const parseBody = (spec: RouteSpec, text: unknown): unknown => {
   if (!spec.body) return undefined;
   if (typeof text !== 'string' || text.trim() === '') throw new DomainError('invalid_input', 'body: a JSON body is required', { field: 'body' });
+  if (jsonDepthExceeds(text)) {
+    throw new DomainError('invalid_input', `body: nests deeper than ${MAX_JSON_DEPTH} levels`, { field: 'body' });
+  }
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -155,7 +188,7 @@ export const httpFunction = <Q extends z.ZodType, B extends z.ZodType, R extends
     methods: [spec.method],
     route: spec.path.slice(1),
     authLevel: 'function',
-    handler: (request, context) => handler(request, (message, error) => context.error(message, error)),
+    handler: (request, context) => handler(fromFunctionsRequest(request), (message, error) => context.error(message, error)),
   };
   httpFunctions.set(spec.name, { options, call: handler });
   return options;

@@ -21,3 +21,26 @@ export const toJson = (value: unknown): string => {
   }
   return `{${members.join(',')}}`;
 };
+
+/** How deeply a request body may nest objects and arrays; deeper bodies are refused before parsing. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * The deepest nesting of objects and arrays in a JSON text, counted without parsing it (strings
+ * skipped), stopping as soon as it passes `limit`: so nothing recursive ever sees a hostile depth.
+ */
+export const jsonDepthExceeds = (text: string, limit = MAX_JSON_DEPTH): boolean => {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === 92 /* \\ */) index++;
+      else if (code === 34 /* " */) inString = false;
+    } else if (code === 34) inString = true;
+    else if (code === 123 /* { */ || code === 91 /* [ */) {
+      if (++depth > limit) return true;
+    } else if (code === 125 /* } */ || code === 93 /* ] */) depth--;
+  }
+  return false;
+};
