@@ -4,7 +4,8 @@
  * key check (401) and the `x-subscription-id` stamp, edge-secret check (403), wallet-hint stripping
  * and the correlation id. It holds no business rule.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { HttpResponseInit } from '@azure/functions';
 import type { AppDeps } from '../../shared/app/deps';
 import { hashApiKey } from '../../shared/domain/subscription';
@@ -140,7 +141,7 @@ export const createLocalHost = ({ deps, routes, functions, log = () => {} }: Loc
     response.end(typeof result.body === 'string' ? result.body : result.body === undefined ? '' : String(result.body));
   };
 
-  return createServer((request, response) => {
+  const server = createServer((request, response) => {
     const correlationId = correlationIdFor(firstHeader(request.headers[CORRELATION_HEADER]));
     gateway(request, correlationId).then(
       (result) => respond(response, result),
@@ -153,4 +154,24 @@ export const createLocalHost = ({ deps, routes, functions, log = () => {} }: Loc
       },
     );
   });
+  // Requests node:http cannot parse (a bad request line, a path not starting with "/", headers or URL too
+  // large) never reach the handler: answer them in the same error shape, with a correlation id.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable || (socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
+      socket.destroy();
+      return;
+    }
+    const { status, body } = toErrorResponse(protocolError(error));
+    const text = JSON.stringify(body);
+    const headers = { ...jsonHeaders(correlationIdFor(undefined)), 'content-length': String(Buffer.byteLength(text)), connection: 'close' };
+    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\r\n');
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${head}\r\n\r\n${text}`);
+  });
+  return server;
+};
+
+const protocolError = (error: NodeJS.ErrnoException) => {
+  if (error.code === 'HPE_HEADER_OVERFLOW') return new DomainError('headers_too_large', 'the request line and headers are too large');
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new DomainError('request_timeout', 'the request took too long to arrive');
+  return new DomainError('bad_request', 'the request is not well-formed HTTP/1.1');
 };

@@ -126,3 +126,52 @@ describe('the local host’s per-address limit on routes without a key', () => {
     }
   });
 });
+
+describe('the local host’s answers to requests node:http cannot parse', () => {
+  const raw = async (url: string, text: string) => {
+    const { hostname, port } = new URL(url);
+    const { connect } = await import('node:net');
+    return new Promise<{ status: number; headers: Record<string, string>; body: string }>((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => socket.write(text));
+      let received = '';
+      socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+      socket.on('error', reject);
+      socket.on('close', () => {
+        const [head = '', body = ''] = received.split('\r\n\r\n');
+        const [statusLine = '', ...lines] = head.split('\r\n');
+        const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+        resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
+      });
+    });
+  };
+
+  it.each([
+    ['a malformed request line', 'NOT HTTP AT ALL\r\n\r\n', 400, 'bad_request'],
+    ['an encoded path', 'GET %2Fapi%2Finventory HTTP/1.1\r\nHost: localhost\r\n\r\n', 400, 'bad_request'],
+    ['headers too large', `GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'headers_too_large'],
+    ['a URL too large', `GET /api/inventory?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`, 431, 'headers_too_large'],
+    ['a bad header', 'GET /healthz HTTP/1.1\r\nHost: localhost\r\nBad Header: x\r\n\r\n', 400, 'bad_request'],
+  ])('answers %s in the error shape with a correlation id', async (_, text, status, error) => {
+    const { memoryStore } = await import('../support/stores');
+    const host = await startHost(await memoryStore.make());
+    try {
+      const answer = await raw(host.url, text);
+      expect(answer.status).toBe(status);
+      expect(answer.headers['content-type']).toMatch(/^application\/json/);
+      expect(answer.headers['x-correlation-id']).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+      expect(JSON.parse(answer.body)).toEqual({ error, message: expect.any(String) });
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('answers an encoded slash inside a path segment 404 not_found in the error shape', async () => {
+    const { memoryStore } = await import('../support/stores');
+    const host = await startHost(await memoryStore.make());
+    try {
+      expect(await host.call('/api%2Finventory')).toMatchObject({ status: 404, json: { error: 'not_found' } });
+    } finally {
+      await host.close();
+    }
+  });
+});
