@@ -29,6 +29,12 @@ param logRetentionDays = 30
 param keyVaultPurgeProtection = false
 param edgeProxyEnabled = false
 
+// The gateway step (host key "apim", API Management's configuration): DEPLOY_GATEWAY=false only on
+// the very first run, before the code is deployed (infra/README.md, "Deploy").
+param deployGateway = bool(readEnvironmentVariable('DEPLOY_GATEWAY', 'true'))
+param keylessCallsPerMinute = 120
+param splitDeployDailyBudget = 200
+
 param actionGroupResourceId = readEnvironmentVariable('ALERT_ACTION_GROUP_ID', '')
 param outboxDepthThreshold = 20
 param relayerMinBalanceEth = '0.01'

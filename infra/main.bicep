@@ -2,6 +2,11 @@
 // Key Vault, the Function App (Flex Consumption) and API Management in front of it, and alerts.
 // Deploy: see infra/README.md. Nothing here holds a secret value: secrets are secure parameters
 // (left empty, they are set in Key Vault with `az keyvault secret set`).
+//
+// Two steps on a new environment (deployGateway): first everything but the gateway's wiring, then,
+// once the code is deployed, the same template again with the Functions host key "apim" and the API
+// Management configuration. A Function App without code has no Functions host serving, and the host
+// key can only be written through it; on a first run it would fail the deployment and leave no outputs.
 targetScope = 'resourceGroup'
 
 @description('Base name of the deployment (e.g. payments-prod): lower-case letters, digits and hyphens. Resource names derive from it and from the resource group id.')
@@ -38,8 +43,19 @@ param publicBaseUrl string = ''
 @description('Browser origins (scheme and host) besides the base URL\'s own that may call the API with credentials (CORS).')
 param corsAllowedOrigins string[] = []
 
-@description('Whether an edge proxy (e.g. Front Door) sits in front of API Management. When true, every request must carry x-edge-secret equal to the Key Vault secret edge-secret, which must exist before this deployment; when false, any request carrying x-edge-secret is refused.')
+@description('Whether an edge proxy (e.g. Front Door) sits in front of API Management. When true, every request must carry x-edge-secret equal to the Key Vault secret edge-secret: give edgeSecret (EDGE_SECRET) on the first run, and this deployment writes it into the vault it creates; later runs may leave edgeSecret empty. The proxy must append the client address to X-Forwarded-For (the keyless rate limit counts by it). When false, any request carrying x-edge-secret is refused.')
 param edgeProxyEnabled bool = false
+
+@description('The gateway step: write the Functions host key "apim" and configure API Management (named values, API, products, policies, telemetry). The host key can only be written once the Function App serves code, so the very first run, before the code is deployed, passes false (DEPLOY_GATEWAY=false in the parameter files); every run after the code is deployed leaves it true. A run with false changes nothing that an earlier gateway step made.')
+param deployGateway bool = true
+
+@description('Calls a minute one client address may make to the routes without a key (public, session and x402), counted by API Management across the fleet; also the app setting KEYLESS_RATE_LIMIT_PER_MINUTE.')
+@minValue(1)
+param keylessCallsPerMinute int = 120
+
+@description('Split deployments the relayer pays for, across all merchants, per UTC day (SPLIT_DEPLOY_DAILY_BUDGET).')
+@minValue(0)
+param splitDeployDailyBudget int = 200
 
 @description('Brand key of this deployment (BRAND_KEY): 1-32 of a-z 0-9 -.')
 param brandKey string = 'default'
@@ -112,7 +128,7 @@ param serverErrorRatePercent int = 5
 @description('Alert when the relayer wallet holds less than this much native currency (ETH), as a decimal string, e.g. 0.05. The relayer pays gas for split deployments and x402 settlement.')
 param relayerMinBalanceEth string = '0.05'
 
-@description('The Functions host key that API Management sends as x-functions-key. Written as the host key "apim" and as the Key Vault secret apim-function-key. Generate it (see infra/README.md); never commit it.')
+@description('The Functions host key that API Management sends as x-functions-key. Written as the Key Vault secret apim-function-key on every run and as the host key "apim" in the gateway step (deployGateway). Generate it (see infra/README.md); never commit it.')
 @secure()
 @minLength(32)
 param gatewayFunctionKey string
@@ -129,7 +145,7 @@ param dataEncryptionKey string = ''
 @secure()
 param relayerPrivateKey string = ''
 
-@description('EDGE_SECRET (the value the edge proxy injects as x-edge-secret; use hex). Empty: the Key Vault secret edge-secret is left as it is.')
+@description('EDGE_SECRET (the value the edge proxy injects as x-edge-secret; use hex). Written into the Key Vault secret edge-secret, in the vault this deployment creates: required on the first run with edgeProxyEnabled. Empty: the secret is left as it is.')
 @secure()
 param edgeSecret string = ''
 
@@ -284,7 +300,8 @@ module functionApp 'modules/functionapp.bicep' = {
     apimServiceName: apimService.outputs.name
     maximumInstanceCount: functionMaximumInstanceCount
     instanceMemoryMB: functionInstanceMemoryMB
-    gatewayFunctionKey: gatewayFunctionKey
+    keylessCallsPerMinute: keylessCallsPerMinute
+    splitDeployDailyBudget: splitDeployDailyBudget
   }
   // Key Vault references and identity-based storage resolve only once the roles exist.
   dependsOn: [
@@ -292,7 +309,19 @@ module functionApp 'modules/functionapp.bicep' = {
   ]
 }
 
-module apim 'modules/apim.bicep' = {
+// The gateway step (deployGateway): only once the code is deployed does the Functions host serve and
+// accept a host key. The Key Vault secret with the same value is written on every run (keyVault).
+module gatewayHostKey 'modules/gateway-host-key.bicep' = if (deployGateway) {
+  name: 'gateway-host-key'
+  params: {
+    functionAppName: functionApp.outputs.name
+    gatewayFunctionKey: gatewayFunctionKey
+  }
+}
+
+// Also in the gateway step: by then the gateway identity's Key Vault roles (given in the first step)
+// have had time to take effect, which the Key Vault-backed named values need.
+module apim 'modules/apim.bicep' = if (deployGateway) {
   name: 'apim'
   params: {
     serviceName: apimService.outputs.name
@@ -305,6 +334,7 @@ module apim 'modules/apim.bicep' = {
     appInsightsId: monitoring.outputs.appInsightsId
     appInsightsConnectionString: monitoring.outputs.appInsightsConnectionString
     logAnalyticsWorkspaceId: monitoring.outputs.workspaceId
+    keylessCallsPerMinute: keylessCallsPerMinute
   }
   // The Key Vault-backed named values are fetched with the gateway identity's role.
   dependsOn: [
@@ -329,6 +359,12 @@ module alerts 'modules/alerts.bicep' = {
 
 @description('Public address of the API (API Management gateway, or publicBaseUrl).')
 output baseUrl string = baseUrl
+
+@description('API Management gateway address, https://<service>.azure-api.net: the smoke test (curl <gatewayUrl>/healthz) and the edge proxy\'s origin. Known from the first step on.')
+output gatewayUrl string = apimService.outputs.gatewayUrl
+
+@description('Function App host name, <app>.azurewebsites.net: the gateway\'s backend (every function there wants a key).')
+output functionAppHostName string = functionApp.outputs.defaultHostName
 
 @description('Function App name, for deploying the code (func azure functionapp publish / az functionapp deploy).')
 output functionAppName string = functionApp.outputs.name

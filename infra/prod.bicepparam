@@ -30,8 +30,16 @@ param functionInstanceMemoryMB = 2048
 param storageSku = 'Standard_ZRS'
 param logRetentionDays = 90
 param keyVaultPurgeProtection = true
-// The edge proxy (e.g. Front Door) injects x-edge-secret; the Key Vault secret edge-secret must exist first.
+// The edge proxy (e.g. Front Door) injects x-edge-secret and appends the client address to
+// X-Forwarded-For. The first run takes the secret from EDGE_SECRET (below) and writes it into the vault
+// it creates; later runs may leave EDGE_SECRET unset.
 param edgeProxyEnabled = true
+
+// The gateway step (host key "apim", API Management's configuration): DEPLOY_GATEWAY=false only on
+// the very first run, before the code is deployed (infra/README.md, "Deploy").
+param deployGateway = bool(readEnvironmentVariable('DEPLOY_GATEWAY', 'true'))
+param keylessCallsPerMinute = 120
+param splitDeployDailyBudget = 200
 
 param actionGroupResourceId = readEnvironmentVariable('ALERT_ACTION_GROUP_ID')
 param outboxDepthThreshold = 100

@@ -7,8 +7,10 @@
 // table serves one path both ways (GET /api/shop/config with a key, POST with a session; likewise
 // /api/pricing/config and /api/split/deploy), so both documents are imported into one API at the root.
 // The split survives as subscription settings on the API and the products:
-// - the API requires a subscription, and the plan products (starter, pro, enterprise) require one;
-// - the open product "public" does not, so a call without a key is admitted in its context;
+// - the API requires a subscription, and the plan products (plan-starter, plan-pro, plan-enterprise)
+//   require one;
+// - the open product "public" does not, so a call without a key is admitted in its context (and
+//   api.xml limits such calls per client address, keylessCallsPerMinute);
 // - the API policy answers 401 to such a call when its operation is a key route, from the named value
 //   keyed-operations, which is derived below from the keyed document (so it cannot drift from it).
 
@@ -42,12 +44,18 @@ param appInsightsConnectionString string
 @description('Log Analytics workspace for the gateway\'s own logs.')
 param logAnalyticsWorkspaceId string
 
-// The plans of shared/domain/subscription.ts that exist as products (shared/adapters/apim/key-issuer.ts
-// puts each key in the product of its plan), with the per-minute quotas of shared/config.ts.
+@description('Calls a minute one client address may make without a key (the named value keyless-calls-per-minute, applied in api.xml).')
+param keylessCallsPerMinute int
+
+// The plans of shared/domain/subscription.ts that exist as products, with the per-minute quotas of
+// shared/config.ts. The product ids are those of shared/adapters/apim/products.ts, where the key issuer
+// takes them from (test/infra keeps the two equal). Not "starter" or "unlimited": a new API Management
+// instance may already have products by those names, and this template would take them over. Display
+// names are unique in a service too, so not "Starter" either (nor those of the products this replaced).
 var plans = [
-  { name: 'starter', displayName: 'Starter', callsPerMinute: 60 }
-  { name: 'pro', displayName: 'Pro', callsPerMinute: 600 }
-  { name: 'enterprise', displayName: 'Enterprise', callsPerMinute: 3000 }
+  { plan: 'starter', product: 'plan-starter', displayName: 'Starter plan', callsPerMinute: 60 }
+  { plan: 'pro', product: 'plan-pro', displayName: 'Pro plan', callsPerMinute: 600 }
+  { plan: 'enterprise', product: 'plan-enterprise', displayName: 'Enterprise plan', callsPerMinute: 3000 }
 ]
 
 // Loaded as JSON: loadTextContent stops at 131,072 characters and the keyed document is larger.
@@ -167,6 +175,17 @@ resource keyedOperations 'Microsoft.ApiManagement/service/namedValues@2024-05-01
   }
 }
 
+// api.xml reads it as a number: the per-address limit of calls without a key.
+resource keylessCallsPerMinuteValue 'Microsoft.ApiManagement/service/namedValues@2024-05-01' = {
+  parent: service
+  name: 'keyless-calls-per-minute'
+  properties: {
+    displayName: 'keyless-calls-per-minute'
+    secret: false
+    value: string(keylessCallsPerMinute)
+  }
+}
+
 resource correlationIdFragment 'Microsoft.ApiManagement/service/policyFragments@2024-05-01' = {
   parent: service
   name: 'correlation-id'
@@ -242,6 +261,7 @@ resource apiPolicy 'Microsoft.ApiManagement/service/apis/policies@2024-05-01' = 
     edgeSecret
     edgeProxyEnabledValue
     keyedOperations
+    keylessCallsPerMinuteValue
     backend
     globalPolicy
   ]
@@ -279,7 +299,7 @@ resource unknownRoutePolicies 'Microsoft.ApiManagement/service/apis/operations/p
 resource planProducts 'Microsoft.ApiManagement/service/products@2024-05-01' = [
   for plan in plans: {
     parent: service
-    name: plan.name
+    name: plan.product
     properties: {
       displayName: plan.displayName
       description: '${plan.callsPerMinute} calls a minute per key. Scopes are not set here: they live on the backend\'s subscription record.'
@@ -340,10 +360,60 @@ resource logger 'Microsoft.ApiManagement/service/loggers@2024-05-01' = {
   }
 }
 
+// What the gateway's own telemetry may contain. No headers or bodies: they carry subscription keys,
+// payment proofs and session cookies. The URL is logged, and a key may be in it (the query parameter
+// subscription-key), so that value is masked; the key and edge headers are hidden should anyone list
+// headers here later.
+var dataMasking = {
+  queryParams: [
+    { value: 'subscription-key', mode: 'Mask' }
+  ]
+  headers: [
+    { value: 'Ocp-Apim-Subscription-Key', mode: 'Hide' }
+    { value: 'x-api-key', mode: 'Hide' }
+    { value: 'x-edge-secret', mode: 'Hide' }
+    { value: 'x-functions-key', mode: 'Hide' }
+  ]
+}
+
+var loggedMessages = {
+  frontend: {
+    request: {
+      headers: []
+      body: {
+        bytes: 0
+      }
+      dataMasking: dataMasking
+    }
+    response: {
+      headers: []
+      body: {
+        bytes: 0
+      }
+    }
+  }
+  backend: {
+    request: {
+      headers: []
+      body: {
+        bytes: 0
+      }
+      dataMasking: dataMasking
+    }
+    response: {
+      headers: []
+      body: {
+        bytes: 0
+      }
+    }
+  }
+}
+
+// Requests in Application Insights.
 resource diagnostic 'Microsoft.ApiManagement/service/diagnostics@2024-05-01' = {
   parent: service
   name: 'applicationinsights'
-  properties: {
+  properties: union(loggedMessages, {
     loggerId: logger.id
     alwaysLog: 'allErrors'
     httpCorrelationProtocol: 'W3C'
@@ -353,36 +423,33 @@ resource diagnostic 'Microsoft.ApiManagement/service/diagnostics@2024-05-01' = {
       samplingType: 'fixed'
       percentage: 100
     }
-    // No headers or bodies: they carry subscription keys, payment proofs and session cookies.
-    frontend: {
-      request: {
-        headers: []
-        body: {
-          bytes: 0
-        }
-      }
-      response: {
-        headers: []
-        body: {
-          bytes: 0
-        }
-      }
-    }
-    backend: {
-      request: {
-        headers: []
-        body: {
-          bytes: 0
-        }
-      }
-      response: {
-        headers: []
-        body: {
-          bytes: 0
-        }
-      }
-    }
+  })
+}
+
+// The gateway's resource logs (GatewayLogs, sent to Log Analytics by gatewayLogs below) carry the URL
+// too; the service's built-in "azuremonitor" logger and diagnostic are what mask them.
+resource azureMonitorLogger 'Microsoft.ApiManagement/service/loggers@2024-05-01' = {
+  parent: service
+  name: 'azuremonitor'
+  properties: {
+    loggerType: 'azureMonitor'
+    isBuffered: true
   }
+}
+
+resource azureMonitorDiagnostic 'Microsoft.ApiManagement/service/diagnostics@2024-05-01' = {
+  parent: service
+  name: 'azuremonitor'
+  properties: union(loggedMessages, {
+    loggerId: azureMonitorLogger.id
+    alwaysLog: 'allErrors'
+    verbosity: 'information'
+    logClientIp: false
+    sampling: {
+      samplingType: 'fixed'
+      percentage: 100
+    }
+  })
 }
 
 resource gatewayLogs 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {

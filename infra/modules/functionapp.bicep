@@ -1,7 +1,9 @@
 // The Function App on Flex Consumption. Every HTTP function has authLevel 'function'
 // (shared/http/function.ts), so a caller needs a function or host key: API Management holds the host
 // key "apim" and nobody else does, which is what makes the gateway-stamped x-subscription-id
-// trustworthy. Storage, Cosmos DB, Key Vault and telemetry are reached with the user-assigned identity.
+// trustworthy. That key is not written here: the Functions host accepts keys only once it serves code,
+// so gateway-host-key.bicep writes it in the gateway step, after the code is deployed (infra/README.md).
+// Storage, Cosmos DB, Key Vault and telemetry are reached with the user-assigned identity.
 
 @description('Base name of the deployment; resource names derive from it and the resource group id.')
 param name string
@@ -90,9 +92,11 @@ param maximumInstanceCount int
 @description('Memory per instance, in MB.')
 param instanceMemoryMB int
 
-@description('Value of the host key "apim" (the same value as the Key Vault secret API Management reads).')
-@secure()
-param gatewayFunctionKey string
+@description('KEYLESS_RATE_LIMIT_PER_MINUTE: calls a minute one client address may make to routes without a key. API Management enforces it in Azure (the same value as its keyless limit); the app\'s local host reads it.')
+param keylessCallsPerMinute int
+
+@description('SPLIT_DEPLOY_DAILY_BUDGET: split deployments the relayer pays for, across all merchants, per UTC day.')
+param splitDeployDailyBudget int
 
 var suffix = take(uniqueString(resourceGroup().id, name), 6)
 
@@ -137,6 +141,9 @@ var appSettings = concat(
     { name: 'AZURE_SUBSCRIPTION_ID', value: subscription().subscriptionId }
     { name: 'APIM_RESOURCE_GROUP', value: resourceGroup().name }
     { name: 'APIM_SERVICE_NAME', value: apimServiceName }
+    // Abuse limits: the keyless limit is API Management's (the same number), the daily budget the app's.
+    { name: 'KEYLESS_RATE_LIMIT_PER_MINUTE', value: string(keylessCallsPerMinute) }
+    { name: 'SPLIT_DEPLOY_DAILY_BUDGET', value: string(splitDeployDailyBudget) }
     { name: 'JWT_SECRET', value: keyVaultReference.jwtSecret }
     { name: 'DATA_ENCRYPTION_KEY', value: keyVaultReference.dataEncryptionKey }
     { name: 'RELAYER_PRIVATE_KEY', value: keyVaultReference.relayerPrivateKey }
@@ -219,22 +226,6 @@ resource ftpBasicAuth 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@20
   name: 'ftp'
   properties: {
     allow: false
-  }
-}
-
-resource functionsHost 'Microsoft.Web/sites/host@2024-04-01' existing = {
-  parent: site
-  name: 'default'
-}
-
-// The value is given, not generated and read back: reading a key back would need listKeys(). The same
-// value is the Key Vault secret API Management's named value points at.
-resource gatewayHostKey 'Microsoft.Web/sites/host/functionKeys@2024-04-01' = {
-  parent: functionsHost
-  name: 'apim'
-  properties: {
-    name: 'apim'
-    value: gatewayFunctionKey
   }
 }
 

@@ -11,6 +11,7 @@ import type { AccessToken, TokenCredential } from '@azure/core-auth';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApimKeyIssuer, KeyIssuerError, KeyIssuerUnavailableError } from '../../shared/adapters/apim/key-issuer';
 import { localKeyIssuer } from '../../shared/adapters/apim/local-key-issuer';
+import { apimProductOfPlan } from '../../shared/adapters/apim/products';
 import { randomIds } from '../../shared/adapters/memory/runtime';
 import { DomainError } from '../../shared/domain/errors';
 import type { Ids } from '../../shared/ports/runtime';
@@ -232,7 +233,7 @@ describe('ApimKeyIssuer against a fake ARM endpoint', () => {
     expect(put!.headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect(put!.body).toEqual({
       properties: {
-        scope: '/products/pro',
+        scope: '/products/plan-pro',
         displayName: 'Shop backend',
         state: 'active',
         primaryKey: expect.stringMatching(/^sk_[A-Za-z0-9_-]{43}$/),
@@ -248,9 +249,19 @@ describe('ApimKeyIssuer against a fake ARM endpoint', () => {
     expect(credential.scopesAsked[0]).toEqual([`${arm.endpoint}/.default`]);
   });
 
-  it.each(['starter', 'pro', 'enterprise'] as const)('puts a %s key in the product of that name', async (plan) => {
+  it.each([
+    ['starter', 'plan-starter'],
+    ['pro', 'plan-pro'],
+    ['enterprise', 'plan-enterprise'],
+  ] as const)('puts a %s key in the product %s', async (plan, product) => {
     await issuer.issue({ ...input, plan });
-    expect(arm.subscriptions.get('sub_abc123')).toMatchObject({ scope: `/products/${plan}`, state: 'active' });
+    expect(arm.subscriptions.get('sub_abc123')).toMatchObject({ scope: `/products/${product}`, state: 'active' });
+  });
+
+  it("never uses API Management's own starter or unlimited products, and has one product per plan", () => {
+    const products = Object.values(apimProductOfPlan);
+    expect(new Set(products).size).toBe(products.length);
+    for (const product of products) expect(['starter', 'unlimited']).not.toContain(product);
   });
 
   it('makes a different key each time', async () => {

@@ -7,15 +7,18 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { httpStatusOf } from '../../shared/http/errors';
+import { MAX_BODY_BYTES } from '../../shared/http/headers';
 import { brokenCopy, readPolicyFiles, repoRoot } from './support/files';
 import {
   checkBackend,
+  checkBodyLimit,
   checkCorrelationId,
   checkCors,
   checkEdgeSecret,
   checkErrorBodies,
   checkHeaderHygiene,
   checkKeyAlias,
+  checkKeylessRateLimit,
   checkNamedValues,
   checkRateLimit,
   checkSubscriptionStamp,
@@ -30,6 +33,7 @@ const context: PolicyContext = {
   httpStatusOf,
   correlationPattern: /const CORRELATION_PATTERN = \/(.+)\/;/.exec(headersSource)?.[1] ?? 'not found in shared/http/headers.ts',
   apimBicep: readFileSync(join(repoRoot, 'infra/modules/apim.bicep'), 'utf8'),
+  maxBodyBytes: MAX_BODY_BYTES,
 };
 
 describe('API Management policies', () => {
@@ -55,6 +59,15 @@ describe('API Management policies', () => {
 
   it('rate-limit per subscription at the plan quota, with X-RateLimit headers and the 429 body', () => {
     expect(checkRateLimit(files)).toEqual([]);
+  });
+
+  it('limit calls without a key per client address, at keyless-calls-per-minute, after the key-route and edge checks', () => {
+    expect(checkKeylessRateLimit(files)).toEqual([]);
+  });
+
+  it("answer 413 payload_too_large to bodies over the backend's limit before the replay and the backend", () => {
+    expect(context.maxBodyBytes).toBe(262_144);
+    expect(checkBodyLimit(files, context)).toEqual([]);
   });
 
   it("answer in the interface document's error shape, with the service's codes and statuses", () => {
@@ -85,8 +98,28 @@ describe('API Management policies', () => {
 
 describe('the policy checks fail on a broken copy', () => {
   it('a policy removed: the rate limit', () => {
-    const copy = brokenCopy(files, 'api.xml', /<rate-limit-by-key [^>]*\/>/);
+    const copy = brokenCopy(files, 'api.xml', /<rate-limit-by-key [^>]*\/>/g);
     expect(checkRateLimit(copy)).toEqual(['api.xml: no rate-limit-by-key in inbound']);
+    const plan = brokenCopy(files, 'api.xml', /<rate-limit-by-key [^>]*counter-key="@\(context\.Subscription\.Id\)"[^>]*\/>/);
+    expect(checkRateLimit(plan)).toEqual(['api.xml: rate-limit-by-key is not keyed by context.Subscription.Id']);
+  });
+
+  it('a policy removed or changed: the keyless rate limit', () => {
+    const removed = brokenCopy(files, 'api.xml', /<when condition="@\(context\.Subscription == null\)">[\s\S]*?<\/when>/);
+    expect(checkKeylessRateLimit(removed)).toEqual(['api.xml: calls without a key (context.Subscription == null) get no rate-limit-by-key']);
+    const shared = brokenCopy(files, 'api.xml', /counter-key='@\("\{\{edge-proxy-enabled\}\}"[^']*'/, 'counter-key="keyless"');
+    expect(checkKeylessRateLimit(shared)).toEqual(['api.xml: the keyless rate limit is not keyed by the client address (context.Request.IpAddress)']);
+    const fixed = brokenCopy(files, 'api.xml', 'value="@({{keyless-calls-per-minute}})"', 'value="@(120)"');
+    expect(checkKeylessRateLimit(fixed)).toEqual(['api.xml: the keyless rate limit does not take its calls from the named value keyless-calls-per-minute (through callsPerMinute)']);
+  });
+
+  it('a policy removed or changed: the body size limit', () => {
+    const declared = brokenCopy(files, 'api.xml', /<choose>\s*<when condition='@\{\s*long declared;[\s\S]*?<\/choose>/);
+    expect(checkBodyLimit(declared, context)).toEqual(['api.xml: a declared Content-Length over 262144 bytes is not answered 413 payload_too_large']);
+    const validate = brokenCopy(files, 'api.xml', /<validate-content [^>]*\/>/, '<validate-content unspecified-content-type-action="ignore" max-size="262144" size-exceeded-action="detect" />');
+    expect(checkBodyLimit(validate, context)).toEqual(['api.xml: no validate-content with max-size 262144 and size-exceeded-action prevent']);
+    const onError = brokenCopy(files, 'global.xml', /<when condition='@\(context\.LastError\.Source == "validate-content"\)'>[\s\S]*?<\/when>/);
+    expect(checkBodyLimit(onError, context)).toEqual(['global.xml: a validate-content refusal is not answered 413 payload_too_large']);
   });
 
   it('a policy removed: the wallet query parameter strip', () => {

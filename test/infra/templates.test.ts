@@ -5,16 +5,22 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { apimProductOfPlan } from '../../shared/adapters/apim/products';
 import { loadConfig } from '../../shared/config';
 import { allContainers, allQueues } from '../../shared/registry';
 import { brokenCopy, readInfraFiles } from './support/files';
 import {
+  checkAbuseLimits,
   checkApiVersions,
   checkContainers,
+  checkDiagnostics,
+  checkEdgeSecretFirstRun,
   checkGateway,
+  checkGatewayStep,
   checkIdentityAndSettings,
   checkNoSecrets,
   checkOpenApiDocuments,
+  checkOutputs,
   checkParameterDescriptions,
   checkParameterFiles,
   checkQueues,
@@ -24,6 +30,8 @@ import {
 const files = readInfraFiles();
 const appDefaults = loadConfig({ STORE: 'memory', APP_ENV: 'development' });
 const planQuotas = { starter: appDefaults.PLAN_QUOTAS.starter, pro: appDefaults.PLAN_QUOTAS.pro, enterprise: appDefaults.PLAN_QUOTAS.enterprise };
+/** The defaults of KEYLESS_RATE_LIMIT_PER_MINUTE and SPLIT_DEPLOY_DAILY_BUDGET in the app. */
+const abuseLimits = { keylessCallsPerMinute: 120, splitDeployDailyBudget: 200 };
 
 describe('infra templates', () => {
   it('has the entry point, both parameter files and the modules', () => {
@@ -65,9 +73,29 @@ describe('infra templates', () => {
     expect(checkIdentityAndSettings(files)).toEqual([]);
   });
 
-  it('imports both generated OpenAPI documents and gives each plan product the quota of shared/config.ts', () => {
+  it("imports both generated OpenAPI documents and puts each plan in the key issuer's product (not a built-in one) with the quota of shared/config.ts", () => {
     expect(planQuotas).toEqual({ starter: 60, pro: 600, enterprise: 3000 });
-    expect(checkGateway(files, planQuotas)).toEqual([]);
+    expect(checkGateway(files, planQuotas, apimProductOfPlan)).toEqual([]);
+  });
+
+  it('writes the Functions host key and configures API Management only in the gateway step (DEPLOY_GATEWAY), after the code', () => {
+    expect(checkGatewayStep(files)).toEqual([]);
+  });
+
+  it('outputs the gateway URL, the Function App name and host name, and more, all from the first step on', () => {
+    expect(checkOutputs(files)).toEqual([]);
+  });
+
+  it("masks subscription keys in API Management's telemetry and gateway logs", () => {
+    expect(checkDiagnostics(files)).toEqual([]);
+  });
+
+  it('sets the keyless rate limit (gateway and app setting) and the daily split-deployment budget', () => {
+    expect(checkAbuseLimits(files, abuseLimits)).toEqual([]);
+  });
+
+  it('lets the first production run write the edge secret into the vault it creates', () => {
+    expect(checkEdgeSecretFirstRun(files)).toEqual([]);
   });
 
   it('can merge the two generated OpenAPI documents into one API', () => {
@@ -166,9 +194,86 @@ describe('the template checks fail on a broken copy', () => {
 
   it('a plan product with the wrong quota, or subscriptions not required', () => {
     const quota = brokenCopy(files, 'modules/apim.bicep', "callsPerMinute: 600 }", "callsPerMinute: 6000 }");
-    expect(checkGateway(quota, planQuotas)).toEqual(['modules/apim.bicep: product pro does not carry 600 calls a minute']);
+    expect(checkGateway(quota, planQuotas, apimProductOfPlan)).toEqual(['modules/apim.bicep: plan pro does not carry 600 calls a minute']);
     const open = brokenCopy(files, 'modules/apim.bicep', "apiType: 'http'\n    subscriptionRequired: true", "apiType: 'http'\n    subscriptionRequired: false");
-    expect(checkGateway(open, planQuotas)).toEqual(['modules/apim.bicep: the API does not require a subscription']);
+    expect(checkGateway(open, planQuotas, apimProductOfPlan)).toEqual(['modules/apim.bicep: the API does not require a subscription']);
+  });
+
+  it("a plan in API Management's built-in starter product, or in another product than the key issuer's", () => {
+    const builtIn = brokenCopy(files, 'modules/apim.bicep', "product: 'plan-starter'", "product: 'starter'");
+    expect(checkGateway(builtIn, planQuotas, apimProductOfPlan)).toEqual([
+      'modules/apim.bicep: plan starter is in product starter; the key issuer uses plan-starter',
+      'modules/apim.bicep: product starter is a product API Management may already have',
+    ]);
+    const display = brokenCopy(files, 'modules/apim.bicep', "displayName: 'Starter plan'", "displayName: 'Starter'");
+    expect(checkGateway(display, planQuotas, apimProductOfPlan)).toEqual([
+      'modules/apim.bicep: product plan-starter has the display name Starter, which another product may already have',
+    ]);
+    const named = brokenCopy(files, 'modules/apim.bicep', 'name: plan.product', 'name: plan.plan');
+    expect(checkGateway(named, planQuotas, apimProductOfPlan)).toEqual(['modules/apim.bicep: the plan products are not named plan.product']);
+  });
+
+  it('the host key written on the first run, with the Function App, as before the gateway step existed', () => {
+    const hostKey = `
+resource functionsHost 'Microsoft.Web/sites/host@2024-04-01' existing = {
+  parent: site
+  name: 'default'
+}
+
+resource gatewayHostKey 'Microsoft.Web/sites/host/functionKeys@2024-04-01' = {
+  parent: functionsHost
+  name: 'apim'
+  properties: {
+    name: 'apim'
+    value: gatewayFunctionKey
+  }
+}
+`;
+    const inFunctionApp = { ...files, 'modules/functionapp.bicep': `${files['modules/functionapp.bicep']}${hostKey}` };
+    expect(checkGatewayStep(inFunctionApp)).toEqual([expect.stringMatching(/^modules\/functionapp\.bicep: the host key is written on every run, also on the first/)]);
+    const always = brokenCopy(files, 'main.bicep', "module gatewayHostKey 'modules/gateway-host-key.bicep' = if (deployGateway) {", "module gatewayHostKey 'modules/gateway-host-key.bicep' = {");
+    expect(checkGatewayStep(always)).toEqual([expect.stringMatching(/^modules\/gateway-host-key\.bicep: the host key is written on every run/)]);
+    const apim = brokenCopy(files, 'main.bicep', "module apim 'modules/apim.bicep' = if (deployGateway) {", "module apim 'modules/apim.bicep' = {");
+    expect(checkGatewayStep(apim)).toEqual(["main.bicep: API Management's configuration (modules/apim.bicep) is not deployed under deployGateway with the host key"]);
+    const env = brokenCopy(files, 'dev.bicepparam', "bool(readEnvironmentVariable('DEPLOY_GATEWAY', 'true'))", 'true');
+    expect(checkGatewayStep(env)).toEqual(["dev.bicepparam: param deployGateway is not bool(readEnvironmentVariable('DEPLOY_GATEWAY', 'true'))"]);
+  });
+
+  it('an output missing, or read from a module the first step does not deploy', () => {
+    const missing = brokenCopy(files, 'main.bicep', /^output gatewayUrl string = .*\n/m);
+    expect(checkOutputs(missing)).toEqual(['main.bicep: no output gatewayUrl']);
+    const late = { ...files, 'main.bicep': `${files['main.bicep']}\noutput apiName string = apim.outputs.apiName\n` };
+    expect(checkOutputs(late)).toEqual(['main.bicep: output apiName comes from apim, which the first step does not deploy']);
+  });
+
+  it('telemetry that logs the subscription-key query parameter or the key headers', () => {
+    const query = brokenCopy(files, 'modules/apim.bicep', "{ value: 'subscription-key', mode: 'Mask' }", '');
+    expect(checkDiagnostics(query)).toEqual([
+      'modules/apim.bicep: diagnostic applicationinsights: frontend request does not mask the subscription-key query parameter',
+      'modules/apim.bicep: diagnostic applicationinsights: backend request does not mask the subscription-key query parameter',
+      'modules/apim.bicep: diagnostic azuremonitor: frontend request does not mask the subscription-key query parameter',
+      'modules/apim.bicep: diagnostic azuremonitor: backend request does not mask the subscription-key query parameter',
+    ]);
+    const header = brokenCopy(files, 'modules/apim.bicep', "{ value: 'x-api-key', mode: 'Hide' }", "{ value: 'x-api-key', mode: 'Default' }");
+    expect(checkDiagnostics(header)).toHaveLength(4);
+    const gatewayLogs = brokenCopy(files, 'modules/apim.bicep', /resource azureMonitorDiagnostic [\s\S]*?\n}\n/);
+    expect(checkDiagnostics(gatewayLogs)).toEqual(['modules/apim.bicep: no azuremonitor diagnostic']);
+  });
+
+  it('the keyless rate limit or the split budget not reaching the gateway or the app', () => {
+    const setting = brokenCopy(files, 'modules/functionapp.bicep', /^\s*\{ name: 'SPLIT_DEPLOY_DAILY_BUDGET'.*\n/m);
+    expect(checkAbuseLimits(setting, abuseLimits)).toEqual(['modules/functionapp.bicep: app setting SPLIT_DEPLOY_DAILY_BUDGET is not string(splitDeployDailyBudget)']);
+    const gateway = brokenCopy(files, 'main.bicep', /^\s*keylessCallsPerMinute: keylessCallsPerMinute\n(?=\s*\}\n\s*\/\/ The Key Vault-backed)/m);
+    expect(checkAbuseLimits(gateway, abuseLimits)).toEqual(['main.bicep: modules/apim.bicep is not given keylessCallsPerMinute']);
+    const value = brokenCopy(files, 'main.bicep', 'param keylessCallsPerMinute int = 120', 'param keylessCallsPerMinute int = 1200');
+    expect(checkAbuseLimits(value, abuseLimits)).toEqual(['main.bicep: no param keylessCallsPerMinute int = 120']);
+  });
+
+  it('an edge secret that has to exist before the first production run', () => {
+    const before = brokenCopy(files, 'prod.bicepparam', /^\/\/ The edge proxy .*\n/m, '// The edge proxy injects x-edge-secret; the Key Vault secret edge-secret must exist first.\n');
+    expect(checkEdgeSecretFirstRun(before)).toEqual([expect.stringMatching(/^prod\.bicepparam:\d+: says a secret must exist before the deployment/)]);
+    const notWritten = brokenCopy(files, 'main.bicep', /^\s*edgeSecret: edgeSecret\n/m);
+    expect(checkEdgeSecretFirstRun(notWritten)).toEqual(['main.bicep: the Key Vault module is not given edgeSecret']);
   });
 
   it('a route in both generated documents', () => {

@@ -5,13 +5,7 @@ import { invalidInput } from '../../domain/errors';
 import type { Plan } from '../../domain/subscription';
 import { DependencyUnavailableError } from '../../ports/errors';
 import type { KeyIssuer } from '../../ports/key-issuer';
-
-/** The plans that exist as APIM products; `development` is the local stack's plan and has no product. */
-const productOfPlan: Record<Exclude<Plan, 'development'>, string> = {
-  starter: 'starter',
-  pro: 'pro',
-  enterprise: 'enterprise',
-};
+import { apimProductOfPlan } from './products';
 
 export interface ApimKeyIssuerOptions {
   credential: TokenCredential;
@@ -167,7 +161,7 @@ export class ApimKeyIssuer implements KeyIssuer {
         sid,
         // No ownerId: merchants are not APIM users; who owns the key is the backend record's business
         // (and the wallet is kept there, APIM has no field for it).
-        { scope: `/products/${productOfPlan[input.plan]}`, displayName: input.displayName, state: 'active', primaryKey, secondaryKey },
+        { scope: `/products/${apimProductOfPlan[input.plan]}`, displayName: input.displayName, state: 'active', primaryKey, secondaryKey },
         { notify: false },
       );
     } catch (error) {

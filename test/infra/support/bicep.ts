@@ -178,3 +178,65 @@ export const paramAssignments = (source: string) =>
     .map((statement) => /^param\s+(\w+)\s*=\s*([\s\S]*)$/.exec(statement.text))
     .filter((match): match is RegExpExecArray => match !== null)
     .map((match) => ({ name: match[1]!, value: match[2]!.trim() }));
+
+/** A Bicep literal read as data: strings, numbers, booleans, null, objects and arrays. */
+export type BicepValue = string | number | boolean | null | BicepValue[] | { [key: string]: BicepValue };
+
+/**
+ * The value of a top-level `var <name> = <literal>`, read as data. A bare identifier naming another
+ * top-level var is replaced by that var's value; anything else that is not a literal (a function
+ * call, an interpolation, a parameter) makes the result undefined, so a check never passes on an
+ * expression it could not read.
+ */
+export const literalVariable = (source: string, name: string, seen: ReadonlySet<string> = new Set()): BicepValue | undefined => {
+  if (seen.has(name)) return undefined;
+  const declaration = statements(source).find((statement) => new RegExp(`^var\\s+${name}\\s*=`).test(statement.text));
+  if (!declaration) return undefined;
+  const text = declaration.text.replace(new RegExp(`^var\\s+${name}\\s*=`), '');
+  const tokens = [...text.matchAll(/'(?:[^'\\]|\\.)*'|-?\d+(?:\.\d+)?|[A-Za-z_]\w*|\n|\S/g)].map((match) => match[0]);
+  let at = 0;
+  const skipSeparators = () => {
+    while (tokens[at] === '\n' || tokens[at] === ',') at += 1;
+  };
+  const fail = (): never => {
+    throw new Error('not a literal');
+  };
+  const value = (): BicepValue => {
+    while (tokens[at] === '\n') at += 1;
+    const token = tokens[at++] ?? fail();
+    if (token.startsWith("'")) {
+      if (token.includes('${')) fail();
+      return token.slice(1, -1).replace(/\\(.)/g, (_, char: string) => (char === 'n' ? '\n' : char === 't' ? '\t' : char));
+    }
+    if (/^-?\d/.test(token)) return Number(token);
+    if (token === 'true' || token === 'false') return token === 'true';
+    if (token === 'null') return null;
+    if (token === '{') {
+      const object: Record<string, BicepValue> = {};
+      for (skipSeparators(); tokens[at] !== '}'; skipSeparators()) {
+        const key = tokens[at++] ?? fail();
+        if (tokens[at++] !== ':') fail();
+        object[key.startsWith("'") ? key.slice(1, -1) : key] = value();
+      }
+      at += 1;
+      return object;
+    }
+    if (token === '[') {
+      const array: BicepValue[] = [];
+      for (skipSeparators(); tokens[at] !== ']'; skipSeparators()) array.push(value());
+      at += 1;
+      return array;
+    }
+    if (/^[A-Za-z_]\w*$/.test(token) && tokens[at] !== '(' && tokens[at] !== '.') {
+      return literalVariable(source, token, new Set([...seen, name])) ?? fail();
+    }
+    return fail();
+  };
+  try {
+    const result = value();
+    while (tokens[at] === '\n') at += 1;
+    return at === tokens.length ? result : undefined;
+  } catch {
+    return undefined;
+  }
+};

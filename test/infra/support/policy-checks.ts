@@ -13,6 +13,8 @@ export interface PolicyContext {
   correlationPattern: string;
   /** infra/modules/apim.bicep, which declares the named values and fragments the policies use. */
   apimBicep: string;
+  /** The backend's request body limit in bytes (MAX_BODY_BYTES of shared/http/headers.ts). */
+  maxBodyBytes: number;
 }
 
 const SECTIONS = ['inbound', 'backend', 'outbound', 'on-error'];
@@ -145,10 +147,11 @@ export const checkRateLimit = (files: PolicyFiles): string[] => {
   const problems: string[] = [];
   const docs = parsed(files);
   const api = docs.get('api.xml');
-  const limit = api && descendants(section(api, 'inbound')!, 'rate-limit-by-key')[0];
-  if (!limit) problems.push('api.xml: no rate-limit-by-key in inbound');
+  const limits = api ? descendants(section(api, 'inbound')!, 'rate-limit-by-key') : [];
+  const limit = limits.find((candidate) => /context\.Subscription\.Id/.test(candidate.attributes['counter-key'] ?? ''));
+  if (!limits.length) problems.push('api.xml: no rate-limit-by-key in inbound');
+  else if (!limit) problems.push('api.xml: rate-limit-by-key is not keyed by context.Subscription.Id');
   else {
-    if (!/context\.Subscription\.Id/.test(limit.attributes['counter-key'] ?? '')) problems.push('api.xml: rate-limit-by-key is not keyed by context.Subscription.Id');
     if (limit.attributes['renewal-period'] !== '60') problems.push('api.xml: rate-limit-by-key renewal-period is not 60 seconds');
     if (!/callsPerMinute/.test(limit.attributes.calls ?? '')) problems.push("api.xml: rate-limit-by-key calls do not come from the product's callsPerMinute");
     if (!limit.attributes['remaining-calls-variable-name'] || !limit.attributes['retry-after-variable-name']) {
@@ -180,6 +183,69 @@ export const checkRateLimit = (files: PolicyFiles): string[] => {
       if (!setHeaders(response, header).length) problems.push(`global.xml: the 429 answer lacks ${header}`);
     }
   }
+  return problems;
+};
+
+/**
+ * Calls without a key (the open product "public": public, session and x402 routes) are limited per
+ * client address: rate-limit-by-key keyed by context.Request.IpAddress at the named value
+ * keyless-calls-per-minute, after the key-route and edge checks, with the variables the X-RateLimit
+ * headers and the 429 body read.
+ */
+export const checkKeylessRateLimit = (files: PolicyFiles): string[] => {
+  const api = parsed(files).get('api.xml');
+  const inbound = section(api, 'inbound');
+  if (!api || !inbound) return ['api.xml: missing or not parsed'];
+  const keyless = descendants(inbound, 'when').find((when) => /^@\(\s*context\.Subscription\s*==\s*null\s*\)$/.test(when.attributes.condition ?? ''));
+  const limit = keyless && descendants(keyless, 'rate-limit-by-key')[0];
+  if (!keyless || !limit) return ['api.xml: calls without a key (context.Subscription == null) get no rate-limit-by-key'];
+  const problems: string[] = [];
+  if (!/context\.Request\.IpAddress/.test(limit.attributes['counter-key'] ?? '')) problems.push('api.xml: the keyless rate limit is not keyed by the client address (context.Request.IpAddress)');
+  if (limit.attributes['renewal-period'] !== '60') problems.push('api.xml: the keyless rate limit renewal-period is not 60 seconds');
+  const quota = descendants(keyless, 'set-variable').find((element) => element.attributes.name === 'callsPerMinute');
+  if (!quota || quota.attributes.value !== '@({{keyless-calls-per-minute}})' || !/callsPerMinute/.test(limit.attributes.calls ?? '')) {
+    problems.push('api.xml: the keyless rate limit does not take its calls from the named value keyless-calls-per-minute (through callsPerMinute)');
+  }
+  if (limit.attributes['remaining-calls-variable-name'] !== 'rateLimitRemaining' || limit.attributes['retry-after-variable-name'] !== 'rateLimitRetryAfter') {
+    problems.push('api.xml: the keyless rate limit does not keep rateLimitRemaining and rateLimitRetryAfter for the headers and the 429 body');
+  }
+  const at = order(api);
+  const edge = descendants(inbound, 'when').find((when) => /\{\{edge-secret\}\}/.test(when.attributes.condition ?? ''));
+  const keyed = descendants(inbound, 'when').find((when) => /\{\{keyed-operations\}\}/.test(when.attributes.condition ?? ''));
+  if ((edge && at(limit) < at(edge)) || (keyed && at(limit) < at(keyed))) problems.push('api.xml: the keyless rate limit runs before the key-route or edge checks');
+  return problems;
+};
+
+/**
+ * Bodies over the backend's limit end at the gateway with 413 payload_too_large: a declared
+ * Content-Length over it is refused, validate-content checks the size with action prevent, both before
+ * the x-api-key replay and the backend; the global on-error turns validate-content's refusal into 413.
+ */
+export const checkBodyLimit = (files: PolicyFiles, context: Pick<PolicyContext, 'maxBodyBytes'>): string[] => {
+  const problems: string[] = [];
+  const docs = parsed(files);
+  const api = docs.get('api.xml');
+  const inbound = section(api, 'inbound');
+  if (!api || !inbound) return ['api.xml: missing or not parsed'];
+  const limit = String(context.maxBodyBytes);
+  const tooLarge = (response: XmlElement | undefined) => !!response && statusOf(response) === 413 && /"error"\s*:\s*"payload_too_large"/.test(bodyOf(response));
+  const declared = descendants(inbound, 'when').find((when) => /Content-Length/i.test(when.attributes.condition ?? ''));
+  if (!declared || !new RegExp(`>\\s*${limit}\\b`).test(declared.attributes.condition ?? '') || !tooLarge(childElements(declared, 'return-response')[0])) {
+    problems.push(`api.xml: a declared Content-Length over ${limit} bytes is not answered 413 payload_too_large`);
+  }
+  const validate = descendants(inbound, 'validate-content')[0];
+  if (!validate || validate.attributes['max-size'] !== limit || validate.attributes['size-exceeded-action'] !== 'prevent') {
+    problems.push(`api.xml: no validate-content with max-size ${limit} and size-exceeded-action prevent`);
+  }
+  const at = order(api);
+  const first = (name: string) => descendants(inbound, name)[0];
+  for (const [name, what] of [['send-request', 'the x-api-key replay'], ['set-backend-service', 'the backend']] as const) {
+    const later = first(name);
+    if (later && [declared, validate].some((check) => check && at(check) > at(later))) problems.push(`api.xml: the body size is checked after ${what}`);
+  }
+  const onError = section(docs.get('global.xml'), 'on-error');
+  const refused = onError && descendants(onError, 'when').find((when) => /context\.LastError\.Source\s*==\s*"validate-content"/.test(when.attributes.condition ?? ''));
+  if (!refused || !tooLarge(childElements(refused, 'return-response')[0])) problems.push('global.xml: a validate-content refusal is not answered 413 payload_too_large');
   return problems;
 };
 

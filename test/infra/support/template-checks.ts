@@ -5,7 +5,7 @@
  */
 import { posix } from 'node:path';
 import type { ContainerSpec } from '../../../shared/registry';
-import { lex, loadedFiles, moduleReferences, paramAssignments, paramDeclarations, resourceTypes, statements, stringArrayVariable, usingTarget } from './bicep';
+import { lex, literalVariable, loadedFiles, moduleReferences, paramAssignments, paramDeclarations, resourceTypes, statements, stringArrayVariable, usingTarget, type BicepValue } from './bicep';
 
 export type InfraFiles = Record<string, string>;
 
@@ -295,8 +295,14 @@ export const checkIdentityAndSettings = (files: InfraFiles): string[] => {
   return problems;
 };
 
-/** The gateway: the generated documents imported, subscription required per API and product, the plans' quotas. */
-export const checkGateway = (files: InfraFiles, planQuotas: Record<string, number>): string[] => {
+/** Products a new API Management instance may come with; the template must not take them over. */
+const BUILT_IN_PRODUCTS = ['starter', 'unlimited'];
+
+/**
+ * The gateway: the generated documents imported, subscription required per API and product, each plan
+ * in the product the key issuer uses for it (never a built-in product's id), with the plan's quota.
+ */
+export const checkGateway = (files: InfraFiles, planQuotas: Record<string, number>, productOfPlan: Record<string, string>): string[] => {
   const problems: string[] = [];
   const apim = lex(files['modules/apim.bicep'] ?? '').code;
   for (const document of ['openapi.keyed.json', 'openapi.keyless.json']) {
@@ -310,9 +316,26 @@ export const checkGateway = (files: InfraFiles, planQuotas: Record<string, numbe
   if (ofType('apis/operations').some((operation) => /subscriptionRequired/.test(operation.text))) {
     problems.push('modules/apim.bicep: subscription requirement set on an operation');
   }
+  const plans = literalVariable(files['modules/apim.bicep'] ?? '', 'plans');
+  const entries = Array.isArray(plans) ? (plans as Array<Record<string, BicepValue>>) : [];
+  if (!entries.length) problems.push('modules/apim.bicep: no var plans = [ { plan, product, displayName, callsPerMinute } ... ] it can read');
   for (const [plan, calls] of Object.entries(planQuotas)) {
-    if (!new RegExp(`\\{\\s*name:\\s*'${plan}'[^}]*callsPerMinute:\\s*${calls}\\s*\\}`).test(apim)) problems.push(`modules/apim.bicep: product ${plan} does not carry ${calls} calls a minute`);
+    const entry = entries.find((candidate) => candidate.plan === plan);
+    if (!entry) {
+      problems.push(`modules/apim.bicep: plan ${plan} has no product`);
+      continue;
+    }
+    if (entry.product !== productOfPlan[plan]) problems.push(`modules/apim.bicep: plan ${plan} is in product ${String(entry.product)}; the key issuer uses ${productOfPlan[plan]}`);
+    if (entry.callsPerMinute !== calls) problems.push(`modules/apim.bicep: plan ${plan} does not carry ${calls} calls a minute`);
   }
+  for (const entry of entries) {
+    if (BUILT_IN_PRODUCTS.includes(String(entry.product))) problems.push(`modules/apim.bicep: product ${String(entry.product)} is a product API Management may already have`);
+    // Display names are unique within a service: "Starter" would clash with the built-in product.
+    if ([...BUILT_IN_PRODUCTS, ...Object.keys(planQuotas)].includes(String(entry.displayName).toLowerCase())) {
+      problems.push(`modules/apim.bicep: product ${String(entry.product)} has the display name ${String(entry.displayName)}, which another product may already have`);
+    }
+  }
+  if (!/for\s+plan\s+in\s+plans:\s*\{\s*parent:\s*service\s*name:\s*plan\.product\b/.test(apim)) problems.push('modules/apim.bicep: the plan products are not named plan.product');
   if (!/for\s+plan\s+in\s+plans:[\s\S]*?subscriptionRequired:\s*true\b/.test(apim)) problems.push('modules/apim.bicep: the plan products do not require a subscription');
   if (!/replace\(loadTextContent\('\.\.\/policies\/product-plan\.xml'\),\s*'__CALLS_PER_MINUTE__',\s*string\(plan\.callsPerMinute\)\)/.test(apim)) {
     problems.push('modules/apim.bicep: the plan products do not get their quota policy');
@@ -351,6 +374,215 @@ export const checkOpenApiDocuments = (files: InfraFiles): string[] => {
         ids.set(id, file);
       }
     }
+  }
+  return problems;
+};
+
+interface ModuleDeclaration {
+  symbol: string;
+  /** The module file, relative to infra/ (registry references as written). */
+  target: string;
+  /** The bool parameter of `= if (<condition>)`, when the module is conditional. */
+  condition?: string;
+  text: string;
+}
+
+const moduleDeclarations = (files: InfraFiles, file: string): ModuleDeclaration[] =>
+  statements(files[file] ?? '')
+    .map((statement) => ({ statement, match: /^module\s+(\w+)\s+'([^']+)'\s*=\s*(?:if\s*\(\s*([^)]*?)\s*\)\s*)?\{/.exec(statement.text) }))
+    .filter((entry): entry is { statement: (typeof entry)['statement']; match: RegExpExecArray } => entry.match !== null)
+    .map(({ statement, match }) => ({
+      symbol: match[1]!,
+      target: match[2]!.startsWith('br') ? match[2]! : resolve(file, match[2]!),
+      condition: match[3],
+      text: statement.text,
+    }));
+
+const HOST_KEY_TYPE = /'Microsoft\.Web\/sites\/host\/functionKeys@/;
+
+/**
+ * The Functions host key is written only in the gateway step: by a module main.bicep deploys under a
+ * bool parameter (default true) that the parameter files read from DEPLOY_GATEWAY, never on a run that
+ * creates the Function App before its code. API Management's configuration comes in the same step.
+ */
+export const checkGatewayStep = (files: InfraFiles): string[] => {
+  const problems: string[] = [];
+  const modules = moduleDeclarations(files, 'main.bicep');
+  const writers = bicepFiles(files).filter((file) => HOST_KEY_TYPE.test(lex(files[file]!).code));
+  if (!writers.length) problems.push('no template writes the Functions host key API Management uses (Microsoft.Web/sites/host/functionKeys)');
+  const conditions = new Set<string>();
+  for (const file of writers) {
+    const module = modules.find((candidate) => candidate.target === file);
+    if (file === 'main.bicep' || !module?.condition) {
+      problems.push(`${file}: the host key is written on every run, also on the first, before the Function App has code (write it in a module main.bicep deploys only in the gateway step)`);
+    } else conditions.add(module.condition);
+  }
+  const [condition] = [...conditions];
+  if (conditions.size > 1) problems.push(`main.bicep: the host key modules depend on different conditions (${[...conditions].join(', ')})`);
+  if (!condition) return problems;
+  const param = paramDeclarations(files['main.bicep'] ?? '').find((declaration) => declaration.name === condition);
+  if (!param || !/^param\s+\w+\s+bool\s*=\s*true$/.test(param.text)) problems.push(`main.bicep: the gateway step's condition ${condition} is not a bool parameter defaulting to true`);
+  const apim = modules.find((module) => module.target === 'modules/apim.bicep');
+  if (!apim || apim.condition !== condition) problems.push(`main.bicep: API Management's configuration (modules/apim.bicep) is not deployed under ${condition} with the host key`);
+  for (const file of paramFiles(files)) {
+    const assignment = paramAssignments(files[file]!).find((candidate) => candidate.name === condition);
+    if (!assignment || !/^bool\(\s*readEnvironmentVariable\(\s*'DEPLOY_GATEWAY'\s*,\s*'true'\s*\)\s*\)$/.test(assignment.value)) {
+      problems.push(`${file}: param ${condition} is not bool(readEnvironmentVariable('DEPLOY_GATEWAY', 'true'))`);
+    }
+  }
+  return problems;
+};
+
+/**
+ * The outputs operators read (infra/README.md) exist, and none comes from a module of the gateway
+ * step: the first step's deployment has to carry them all.
+ */
+export const checkOutputs = (files: InfraFiles): string[] => {
+  const problems: string[] = [];
+  const conditional = moduleDeclarations(files, 'main.bicep').filter((module) => module.condition).map((module) => module.symbol);
+  const outputs = new Map(
+    statements(files['main.bicep'] ?? '')
+      .map((statement) => /^output\s+(\w+)\s+\w+\s*=\s*([\s\S]+)$/.exec(statement.text))
+      .filter((match): match is RegExpExecArray => match !== null)
+      .map((match) => [match[1]!, match[2]!.trim()]),
+  );
+  const expected: Array<[string, RegExp | undefined]> = [
+    ['baseUrl', undefined],
+    ['gatewayUrl', /^apimService\.outputs\.gatewayUrl$/],
+    ['functionAppName', /^functionApp\.outputs\.name$/],
+    ['functionAppHostName', /^functionApp\.outputs\.defaultHostName$/],
+    ['keyVaultName', undefined],
+    ['apimServiceName', undefined],
+  ];
+  for (const [name, pattern] of expected) {
+    const value = outputs.get(name);
+    if (value === undefined) problems.push(`main.bicep: no output ${name}`);
+    else if (pattern && !pattern.test(value)) problems.push(`main.bicep: output ${name} is ${value}, expected ${pattern}`);
+  }
+  for (const [name, value] of outputs) {
+    const symbol = conditional.find((candidate) => new RegExp(`\\b${candidate}\\.outputs\\b`).test(value));
+    if (symbol) problems.push(`main.bicep: output ${name} comes from ${symbol}, which the first step does not deploy`);
+  }
+  return problems;
+};
+
+type Masking = { value?: BicepValue; mode?: BicepValue };
+
+/**
+ * API Management's telemetry masks the subscription-key query parameter and hides the key and edge
+ * headers, in Application Insights and in the gateway logs (the azuremonitor diagnostic), and logs no
+ * headers or bodies.
+ */
+export const checkDiagnostics = (files: InfraFiles): string[] => {
+  const problems: string[] = [];
+  const source = files['modules/apim.bicep'] ?? '';
+  const diagnostics = statements(source)
+    .filter((statement) => statement.text.includes("'Microsoft.ApiManagement/service/diagnostics@"))
+    .map((statement) => ({ name: /\bname:\s*'([^']+)'/.exec(statement.text)?.[1] ?? '?', text: statement.text }));
+  for (const name of ['applicationinsights', 'azuremonitor']) {
+    if (!diagnostics.some((diagnostic) => diagnostic.name === name)) problems.push(`modules/apim.bicep: no ${name} diagnostic`);
+  }
+  const azureMonitor = diagnostics.find((diagnostic) => diagnostic.name === 'azuremonitor');
+  const loggers = statements(source).filter((statement) => statement.text.includes("'Microsoft.ApiManagement/service/loggers@"));
+  const builtIn = loggers.find((statement) => /\bname:\s*'azuremonitor'/.test(statement.text) && /loggerType:\s*'azureMonitor'/.test(statement.text));
+  const builtInSymbol = builtIn && /^resource\s+(\w+)/.exec(builtIn.text)?.[1];
+  if (azureMonitor && (!builtInSymbol || !new RegExp(`loggerId:\\s*${builtInSymbol}\\.id\\b`).test(azureMonitor.text))) {
+    problems.push("modules/apim.bicep: the azuremonitor diagnostic does not use the service's azuremonitor logger");
+  }
+  for (const diagnostic of diagnostics) {
+    const variable = /\bproperties:\s*union\(\s*(\w+)\s*,/.exec(diagnostic.text)?.[1];
+    const messages = variable ? literalVariable(source, variable) : undefined;
+    const where = `modules/apim.bicep: diagnostic ${diagnostic.name}`;
+    if (!messages || typeof messages !== 'object' || Array.isArray(messages)) {
+      problems.push(`${where} does not take its frontend and backend settings from a var this check can read (properties: union(<var>, {...}))`);
+      continue;
+    }
+    for (const side of ['frontend', 'backend']) {
+      for (const direction of ['request', 'response']) {
+        const message = (messages as Record<string, Record<string, Record<string, BicepValue>>>)[side]?.[direction];
+        const body = message?.body as { bytes?: BicepValue } | undefined;
+        if (!message || !Array.isArray(message.headers) || message.headers.length !== 0 || body?.bytes !== 0) {
+          problems.push(`${where}: ${side} ${direction} logs headers or a body`);
+        }
+      }
+      const masking = (messages as Record<string, Record<string, Record<string, BicepValue>>>)[side]?.request?.dataMasking as
+        | { queryParams?: Masking[]; headers?: Masking[] }
+        | undefined;
+      const masked = (list: Masking[] | undefined, value: string, modes: string[]) =>
+        (list ?? []).some((entry) => String(entry.value).toLowerCase() === value.toLowerCase() && modes.includes(String(entry.mode)));
+      if (!masked(masking?.queryParams, 'subscription-key', ['Mask', 'Hide'])) problems.push(`${where}: ${side} request does not mask the subscription-key query parameter`);
+      for (const header of ['Ocp-Apim-Subscription-Key', 'x-api-key', 'x-edge-secret']) {
+        if (!masked(masking?.headers, header, ['Hide', 'Mask'])) problems.push(`${where}: ${side} request does not hide the ${header} header`);
+      }
+    }
+  }
+  return problems;
+};
+
+/**
+ * The abuse limits: keylessCallsPerMinute feeds both API Management's named value and the app setting
+ * KEYLESS_RATE_LIMIT_PER_MINUTE; splitDeployDailyBudget the app setting SPLIT_DEPLOY_DAILY_BUDGET.
+ */
+export const checkAbuseLimits = (files: InfraFiles, defaults: { keylessCallsPerMinute: number; splitDeployDailyBudget: number }): string[] => {
+  const problems: string[] = [];
+  const params = paramDeclarations(files['main.bicep'] ?? '');
+  for (const [name, value] of Object.entries(defaults)) {
+    const param = params.find((declaration) => declaration.name === name);
+    if (!param || !new RegExp(`^param\\s+${name}\\s+int\\s*=\\s*${value}$`).test(param.text)) problems.push(`main.bicep: no param ${name} int = ${value}`);
+  }
+  const modules = moduleDeclarations(files, 'main.bicep');
+  const passes = (target: string, name: string) => !!modules.find((module) => module.target === target && new RegExp(`\\b${name}:\\s*${name}\\b`).test(module.text));
+  for (const [target, name] of [
+    ['modules/functionapp.bicep', 'keylessCallsPerMinute'],
+    ['modules/functionapp.bicep', 'splitDeployDailyBudget'],
+    ['modules/apim.bicep', 'keylessCallsPerMinute'],
+  ] as const) {
+    if (!passes(target, name)) problems.push(`main.bicep: ${target} is not given ${name}`);
+  }
+  const app = lex(files['modules/functionapp.bicep'] ?? '').code;
+  for (const [setting, param] of [
+    ['KEYLESS_RATE_LIMIT_PER_MINUTE', 'keylessCallsPerMinute'],
+    ['SPLIT_DEPLOY_DAILY_BUDGET', 'splitDeployDailyBudget'],
+  ] as const) {
+    if (!new RegExp(`\\{\\s*name:\\s*'${setting}'\\s*,\\s*value:\\s*string\\(\\s*${param}\\s*\\)\\s*\\}`).test(app)) {
+      problems.push(`modules/functionapp.bicep: app setting ${setting} is not string(${param})`);
+    }
+  }
+  const apim = lex(files['modules/apim.bicep'] ?? '').code;
+  if (!/name:\s*'keyless-calls-per-minute'[\s\S]*?value:\s*string\(\s*keylessCallsPerMinute\s*\)/.test(apim)) {
+    problems.push("modules/apim.bicep: the named value keyless-calls-per-minute is not string(keylessCallsPerMinute)");
+  }
+  return problems;
+};
+
+/**
+ * With an edge proxy the first run can create the edge secret itself: EDGE_SECRET is a secure
+ * parameter written into the vault the run creates, the gateway's role on it waits for the vault
+ * module, and nothing tells the operator the secret must exist beforehand.
+ */
+export const checkEdgeSecretFirstRun = (files: InfraFiles): string[] => {
+  const problems: string[] = [];
+  const modules = moduleDeclarations(files, 'main.bicep');
+  const vault = modules.find((module) => module.target === 'modules/keyvault.bicep');
+  if (!vault || !/\bedgeSecret:\s*edgeSecret\b/.test(vault.text)) problems.push('main.bicep: the Key Vault module is not given edgeSecret');
+  const roles = modules.find((module) => module.target === 'modules/roles.bicep');
+  if (!roles || !vault || !new RegExp(`gatewaySecretNames:[\\s\\S]*\\b${vault.symbol}\\.outputs\\.secretNames\\.edgeSecret\\b`).test(roles.text)) {
+    problems.push("main.bicep: the gateway's role on edge-secret does not wait for the Key Vault module that writes it");
+  }
+  const keyVault = lex(files['modules/keyvault.bicep'] ?? '').code;
+  if (!/'Microsoft\.KeyVault\/vaults\/secrets@[^']+'\s*=\s*(if\s*\(.*?\)\s*)?\{\s*parent:\s*vault\s*name:\s*secretNames\.edgeSecret\s*properties:\s*\{\s*value:\s*edgeSecret\b/.test(keyVault)) {
+    problems.push('modules/keyvault.bicep: edgeSecret is not written as the secret secretNames.edgeSecret');
+  }
+  for (const file of paramFiles(files)) {
+    const assignments = paramAssignments(files[file]!);
+    const edge = assignments.find((assignment) => assignment.name === 'edgeProxyEnabled')?.value === 'true';
+    const secret = assignments.find((assignment) => assignment.name === 'edgeSecret')?.value ?? '';
+    if (edge && !/^readEnvironmentVariable\(\s*'EDGE_SECRET'/.test(secret)) problems.push(`${file}: an edge proxy, but edgeSecret is not read from EDGE_SECRET`);
+  }
+  for (const file of ['main.bicep', ...paramFiles(files)]) {
+    (files[file] ?? '').split('\n').forEach((line, index) => {
+      if (/must exist (first|before)/i.test(line)) problems.push(`${file}:${index + 1}: says a secret must exist before the deployment; the first run writes it`);
+    });
   }
   return problems;
 };
