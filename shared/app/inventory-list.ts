@@ -1,4 +1,4 @@
-import { toInventoryItemView, type InventoryListQuery, type InventoryListResponse } from '../domain/inventory';
+import { toInventoryItemViews, type InventoryListQuery, type InventoryListResponse } from '../domain/inventory';
 import type { AppDeps } from './deps';
 
 export const listInventory = async (
@@ -8,7 +8,7 @@ export const listInventory = async (
 ): Promise<InventoryListResponse> => {
   const { items, total } = await deps.inventory.list(wallet, query);
   return {
-    items: items.map(toInventoryItemView),
+    items: toInventoryItemViews(items),
     total,
     page: query.page,
     limit: query.limit,

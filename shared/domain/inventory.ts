@@ -88,6 +88,16 @@ export const toInventoryItemView = (item: InventoryItem): InventoryItem => {
   return view;
 };
 
+const pageViews = new WeakMap<readonly InventoryItem[], readonly InventoryItem[]>();
+
+/** The wire views of a page of items; for a frozen page (shared by the store) made once, and frozen. */
+export const toInventoryItemViews = (items: readonly InventoryItem[]): InventoryItem[] => {
+  if (!Object.isFrozen(items)) return items.map(toInventoryItemView);
+  let views = pageViews.get(items);
+  if (!views) pageViews.set(items, (views = Object.freeze(items.map(toInventoryItemView))));
+  return views as InventoryItem[];
+};
+
 const viewOf = (item: InventoryItem): InventoryItem => ({
   id: item.id,
   wallet: item.wallet,

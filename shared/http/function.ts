@@ -1,6 +1,7 @@
 import type { Cookie, HttpFunctionOptions, HttpRequest, HttpResponseInit } from '@azure/functions';
 import type { z } from 'zod';
 import type { AppDeps } from '../app/deps';
+import { BoundedCache } from '../app/bounded-cache';
 import { DomainError, describeZodError } from '../domain/errors';
 import type { Session } from '../domain/session';
 import type { Subscription } from '../domain/subscription';
@@ -93,14 +94,30 @@ export interface HttpFunction {
 /** Every HTTP function by name, filled as function files load (`app.http` registers nothing outside Azure). */
 export const httpFunctions = new Map<string, HttpFunction>();
 
+/** Parsed query strings by route: most calls repeat a few queries, and parsing is the costly part. */
+const parsedQueries = new BoundedCache<unknown>({ maxEntries: 2_000, maxBytes: 4 * 1024 * 1024, sizeOf: (value) => 2 * (JSON.stringify(value)?.length ?? 4) });
+
+const deepFreeze = <T>(value: T): T => {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.values(value).forEach(deepFreeze);
+    Object.freeze(value);
+  }
+  return value;
+};
+
 const parseQuery = (spec: RouteSpec, request: IncomingCall): unknown => {
   if (!spec.query) return undefined;
+  const key = `${spec.name}?${request.query.toString()}`;
+  const cached = parsedQueries.get(key);
+  if (cached) return cached.value;
   const raw: Record<string, string> = {};
   request.query.forEach((value, key) => {
     if (key !== 'wallet' && !(key in raw)) raw[key] = value;
   });
   const parsed = spec.query.safeParse(raw);
   if (!parsed.success) throw zodInvalid(parsed.error);
+  // Shared between calls: frozen, so no use case can change what the next call receives.
+  parsedQueries.set(key, deepFreeze(parsed.data), 0);
   return parsed.data;
 };
 

@@ -202,11 +202,12 @@ export const routes = {
     summary: 'Create an API key for the signed-in wallet; the key is in this answer only',
     body: z.object({
       scopes: ScopeRequest,
-      plan: z.enum(['starter', 'pro', 'enterprise', 'development']),
+      /** Optional: keys come on the wallet's current plan; naming another paid plan is refused. */
+      plan: z.enum(['starter', 'pro', 'enterprise', 'development']).optional(),
     }),
     response: z.object({ ok: z.literal(true), apiKey: z.string(), key: KeyView }),
     successStatus: 201,
-    errors: ['invalid_input', 'service_unavailable'],
+    errors: ['invalid_input', 'forbidden', 'conflict', 'service_unavailable'],
   }),
   keysList: route({
     name: 'keys-list',
@@ -502,6 +503,13 @@ export interface RouteMatch {
 }
 
 const segmentsOf = (path: string) => path.split('/').filter(Boolean);
+/** Each route's path, split once. */
+const routeSegments = new WeakMap<RouteSpec, string[]>();
+const patternOf = (route: RouteSpec) => {
+  let segments = routeSegments.get(route);
+  if (!segments) routeSegments.set(route, (segments = segmentsOf(route.path)));
+  return segments;
+};
 
 /** Finds the route for a method and path; a fixed segment beats a `{param}` in the same place. */
 export const matchRoute = (table: RouteSpec[], method: string, pathname: string): RouteMatch | undefined => {
@@ -509,7 +517,7 @@ export const matchRoute = (table: RouteSpec[], method: string, pathname: string)
   let best: { match: RouteMatch; fixed: number } | undefined;
   for (const route of table) {
     if (route.method !== method) continue;
-    const pattern = segmentsOf(route.path);
+    const pattern = patternOf(route);
     if (pattern.length !== wanted.length) continue;
     const params: Record<string, string> = {};
     let fixed = 0;

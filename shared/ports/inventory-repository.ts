@@ -15,5 +15,6 @@ export interface InventoryRepository {
   replace(item: StoredInventoryItem, etag: string): Promise<void>;
   /** False when there was no such item. */
   delete(wallet: string, id: string): Promise<boolean>;
-  list(wallet: string, query: InventoryListQuery): Promise<{ items: StoredInventoryItem[]; total: number }>;
+  /** A page of items; the answer may be shared (frozen): callers do not change it. */
+  list(wallet: string, query: InventoryListQuery): Promise<{ items: readonly StoredInventoryItem[]; total: number }>;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { matchesInventoryFilter, type InventoryListQuery, type StoredInventoryItem } from '../../domain/inventory';
+import { BoundedCache } from '../../app/bounded-cache';
 import { DuplicateKeyError, EtagMismatchError } from '../../ports/errors';
 import type { InventoryRepository, Versioned } from '../../ports/inventory-repository';
 
@@ -9,7 +10,14 @@ type Row = Versioned<StoredInventoryItem>;
 interface Partition {
   byId: Map<string, Row>;
   idBySku: Map<string, string>;
+  /** Pages served since the last write, by query: a repeated listing is not filtered and sorted again. */
+  pages: BoundedCache<Page>;
 }
+
+type Page = Readonly<{ items: readonly StoredInventoryItem[]; total: number }>;
+
+/** A page holds references to stored (shared) items: what it adds is its array. */
+const newPageCache = () => new BoundedCache<Page>({ maxEntries: 64, maxBytes: 1024 * 1024, sizeOf: (page) => 64 + 8 * page.items.length });
 
 /** Stored values are frozen copies: reads hand them out without copying, and nobody can change them. */
 const frozenCopy = (item: StoredInventoryItem): StoredInventoryItem =>
@@ -23,7 +31,7 @@ export class MemoryInventoryRepository implements InventoryRepository {
 
   private partition(wallet: string): Partition {
     let partition = this.partitions.get(wallet);
-    if (!partition) this.partitions.set(wallet, (partition = { byId: new Map(), idBySku: new Map() }));
+    if (!partition) this.partitions.set(wallet, (partition = { byId: new Map(), idBySku: new Map(), pages: newPageCache() }));
     return partition;
   }
 
@@ -43,6 +51,7 @@ export class MemoryInventoryRepository implements InventoryRepository {
     if (previousSku !== undefined && previousSku !== item.sku) partition.idBySku.delete(previousSku);
     partition.idBySku.set(item.sku, item.id);
     partition.byId.set(item.id, { value: frozenCopy(item), etag: randomUUID() });
+    partition.pages = newPageCache();
   }
 
   async create(item: StoredInventoryItem) {
@@ -64,17 +73,29 @@ export class MemoryInventoryRepository implements InventoryRepository {
     if (!current) return false;
     partition!.byId.delete(id);
     partition!.idBySku.delete(current.value.sku);
+    partition!.pages = newPageCache();
     return true;
   }
 
-  async list(wallet: string, query: InventoryListQuery) {
+  async list(wallet: string, query: InventoryListQuery): Promise<Page> {
+    const partition = this.partitions.get(wallet);
+    if (!partition) return { items: [], total: 0 };
+    const key = JSON.stringify(query);
+    const cached = partition.pages.get(key);
+    if (cached) return cached.value;
+    const page = this.scan(partition, query);
+    partition.pages.set(key, page, 0);
+    return page;
+  }
+
+  private scan(partition: Partition, query: InventoryListQuery): Page {
     const direction = query.order === 'asc' ? 1 : -1;
     const matching: StoredInventoryItem[] = [];
-    for (const row of this.partitions.get(wallet)?.byId.values() ?? []) {
+    for (const row of partition.byId.values()) {
       if (matchesInventoryFilter(row.value, query)) matching.push(row.value);
     }
     matching.sort((a, b) => direction * (compare(a[query.sort], b[query.sort]) || compare(a.id, b.id)));
     const start = (query.page - 1) * query.limit;
-    return { items: matching.slice(start, start + query.limit), total: matching.length };
+    return Object.freeze({ items: Object.freeze(matching.slice(start, start + query.limit)), total: matching.length });
   }
 }
