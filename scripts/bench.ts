@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { UsageError, parseCommandLine, runCli } from './cli';
+import { measureInProcess } from './bench/in-process';
 
 const root = resolve(__dirname, '..');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -26,7 +27,8 @@ const usage = `usage:
 Request rate and latency of the service (GET /healthz, a filtered and sorted inventory list of
 ${ITEMS} items, inventory writes) on the in-memory store and on the embedded Cosmos protocol server,
 against a bare node:http server answering a body of the same size (this machine's ceiling); webhook
-latency from a status change to the receiver; and the import time of the bundled app. Builds dist/
+latency from a status change to the receiver; the in-process cost of one handler call as the Functions
+host makes it (inventory page, order pricing); and the import time of the bundled app. Builds dist/
 first. Figures to report, not a pass/fail test; it takes a few minutes.
 
 Environment:
@@ -193,6 +195,7 @@ const main = async () => {
   await scenarios('cosmos');
 
   const imports = importTime();
+  const inProcess = await measureInProcess(ITEMS);
   console.log(`\n${CONNECTIONS} connections, ${DURATION_S} s each, on ${require('node:os').cpus().length} cores\n`);
   console.log(['scenario'.padEnd(58), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'vs bare'.padStart(8), 'non-2xx'.padStart(8)].join(''));
   for (const row of rows) {
@@ -210,6 +213,7 @@ const main = async () => {
   if (webhooks) {
     console.log(`\nwebhook latency, status change → receiver (${webhooks.delivered}/${webhooks.sent} events, local stack): p50 ${webhooks.p50.toFixed(0)} ms, p99 ${webhooks.p99.toFixed(0)} ms`);
   }
+  console.log(`\nin-process handler call, as the Functions host makes it (new HttpRequest, memory store, median): inventory page ${inProcess.inventoryPage.toFixed(0)} µs, order pricing ${inProcess.orderPricing.toFixed(0)} µs`);
   console.log(`\nimport time (median of 11): node -e 0 ${imports.bare.toFixed(0)} ms; bundled app ${imports.bundle.toFixed(0)} ms (+${(imports.bundle - imports.bare).toFixed(0)} ms)`);
 };
 

@@ -30,6 +30,17 @@ export const queueSettings = {
   pollMs: Math.min(timeSpanMs(hostQueues.maxPollingInterval), 500),
 };
 
+/**
+ * Polling as the Functions host's queue trigger does it: at once after a full batch (a backlog), 100 ms
+ * after a poll that found some messages, then 200 ms after an empty one, doubling on each further
+ * empty poll up to maxPollingInterval.
+ */
+export const nextPollDelayMs = (previousMs: number | undefined, received: number, batchSize: number, maxMs: number): number => {
+  if (received >= batchSize) return 0;
+  if (received > 0) return Math.min(100, maxMs);
+  return Math.min(previousMs === undefined || previousMs < 200 ? 200 : previousMs * 2, maxMs);
+};
+
 /** While a run is in progress its message stays invisible this long (the host renews it; runs here are short). */
 const RUN_VISIBILITY_S = 600;
 
@@ -62,6 +73,7 @@ export const startTriggers = (queues: QueueStore, log: (line: string) => void = 
     };
     loops.push(
       (async () => {
+        let delay: number | undefined;
         while (!stopped) {
           let received = 0;
           try {
@@ -71,7 +83,8 @@ export const startTriggers = (queues: QueueStore, log: (line: string) => void = 
           } catch (error) {
             if (!stopped) log(`${name}: polling ${fn.queueName} failed: ${error instanceof Error ? error.message : String(error)}`);
           }
-          if (received === 0 && !stopped) await sleep(settings.pollMs);
+          delay = nextPollDelayMs(delay, received, settings.batchSize, settings.pollMs);
+          if (!stopped && delay > 0) await sleep(delay);
         }
       })(),
     );

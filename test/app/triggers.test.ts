@@ -42,3 +42,16 @@ describe('the local host’s triggers', () => {
     }
   }, 20_000);
 });
+
+describe('the local queue trigger’s polling', () => {
+  it('backs off as the Functions host does: at once after a full batch, 100 ms after some, 200 ms then doubling to the maximum when idle', async () => {
+    const { nextPollDelayMs } = await import('../../scripts/local/triggers');
+    expect(nextPollDelayMs(undefined, 16, 16, 500)).toBe(0);
+    expect(nextPollDelayMs(400, 3, 16, 500)).toBe(100);
+    expect(nextPollDelayMs(100, 0, 16, 500)).toBe(200);
+    expect(nextPollDelayMs(200, 0, 16, 500)).toBe(400);
+    expect(nextPollDelayMs(400, 0, 16, 500)).toBe(500);
+    expect(nextPollDelayMs(500, 0, 16, 500)).toBe(500);
+    expect(nextPollDelayMs(undefined, 0, 16, 50)).toBe(50);
+  });
+});
