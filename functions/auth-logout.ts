@@ -7,6 +7,6 @@ import { routes } from '../shared/http/routes';
 app.http(
   routes.authLogout.name,
   httpFunction(routes.authLogout, async ({ deps, session }) =>
-    new Reply(200, await signOut(deps, session!), sessionCookies(deps.settings.baseUrl, undefined, 0)),
+    new Reply(200, await signOut(deps, session), sessionCookies(deps.settings.baseUrl, undefined, 0)),
   ),
 );

@@ -5,5 +5,5 @@ import { routes } from '../shared/http/routes';
 
 app.http(
   routes.pricingConfigGet.name,
-  httpFunction(routes.pricingConfigGet, ({ deps, subscription }) => getPricingConfig(deps, subscription!.brand)),
+  httpFunction(routes.pricingConfigGet, ({ deps, subscription }) => getPricingConfig(deps, subscription.brand)),
 );

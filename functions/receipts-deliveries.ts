@@ -3,4 +3,4 @@ import { listDeliveries } from '../shared/app/webhooks';
 import { httpFunction } from '../shared/http/function';
 import { routes } from '../shared/http/routes';
 
-app.http(routes.receiptsDeliveries.name, httpFunction(routes.receiptsDeliveries, ({ deps, wallet, params }) => listDeliveries(deps, wallet, params.id!)));
+app.http(routes.receiptsDeliveries.name, httpFunction(routes.receiptsDeliveries, ({ deps, wallet, params }) => listDeliveries(deps, wallet, params.id)));

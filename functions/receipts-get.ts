@@ -3,4 +3,4 @@ import { getReceipt } from '../shared/app/receipts';
 import { httpFunction } from '../shared/http/function';
 import { routes } from '../shared/http/routes';
 
-app.http(routes.receiptsGet.name, httpFunction(routes.receiptsGet, ({ deps, wallet, params }) => getReceipt(deps, wallet, params.id!)));
+app.http(routes.receiptsGet.name, httpFunction(routes.receiptsGet, ({ deps, wallet, params }) => getReceipt(deps, wallet, params.id)));

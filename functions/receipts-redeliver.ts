@@ -5,5 +5,5 @@ import { routes } from '../shared/http/routes';
 
 app.http(
   routes.receiptsRedeliver.name,
-  httpFunction(routes.receiptsRedeliver, ({ deps, wallet, params }) => redeliver(deps, wallet, params.id!, params.eventId!)),
+  httpFunction(routes.receiptsRedeliver, ({ deps, wallet, params }) => redeliver(deps, wallet, params.id, params.eventId)),
 );

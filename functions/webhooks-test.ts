@@ -5,5 +5,5 @@ import { routes } from '../shared/http/routes';
 
 app.http(
   routes.webhooksTest.name,
-  httpFunction(routes.webhooksTest, ({ deps, wallet, subscription, body }) => sendTestEvent(deps, { wallet, subscriptionId: subscription!.id }, body.url)),
+  httpFunction(routes.webhooksTest, ({ deps, wallet, subscription, body }) => sendTestEvent(deps, { wallet, subscriptionId: subscription.id }, body.url)),
 );

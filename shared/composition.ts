@@ -35,6 +35,8 @@ export const settingsFrom = (config: Config): Settings => ({
   edgeSecret: config.EDGE_SECRET,
   subscriptionCacheMs: config.SUBSCRIPTION_CACHE_MS,
   keylessRateLimitPerMinute: config.KEYLESS_RATE_LIMIT_PER_MINUTE,
+  portalRateLimitPerMinute: config.PORTAL_RATE_LIMIT_PER_MINUTE,
+  frameAncestors: config.FRAME_ANCESTORS,
   splitDeployDailyBudget: config.SPLIT_DEPLOY_DAILY_BUDGET,
   siweDomain: config.SIWE_DOMAIN ?? new URL(config.BASE_URL).host,
   chainId: config.CHAIN_ID,

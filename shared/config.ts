@@ -43,6 +43,13 @@ const EnvSchema = z.object({
   SUBSCRIPTION_CACHE_MS: z.coerce.number().int().min(0).default(2_000),
   /** Calls a minute one client address may make to routes without a key (API Management enforces it in Azure). */
   KEYLESS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  /** Calls a minute about one receipt on the buyer's routes (portal), whoever makes them. */
+  PORTAL_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  /** CSP frame-ancestors of the service's pages: `'none'`, `'self'`, or origins separated by spaces. */
+  FRAME_ANCESTORS: z
+    .string()
+    .regex(/^('none'|'self'|https:\/\/[A-Za-z0-9.-]+(:\d+)?)( ('self'|https:\/\/[A-Za-z0-9.-]+(:\d+)?))*$/, "must be 'none', 'self' or https origins separated by spaces")
+    .default("'none'"),
   /** Split deployments the relayer pays for, across all merchants, per UTC day. */
   SPLIT_DEPLOY_DAILY_BUDGET: z.coerce.number().int().min(0).default(200),
   /** Signs session tokens (HS256); at least 32 characters. Required outside development. */

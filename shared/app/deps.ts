@@ -22,6 +22,10 @@ export interface Settings {
   edgeSecret: string | undefined;
   /** Calls a minute per client address on routes without a key (enforced at the gateway). */
   keylessRateLimitPerMinute: number;
+  /** Calls a minute about one receipt on the buyer's (portal) routes. */
+  portalRateLimitPerMinute: number;
+  /** Who may frame this service's pages (CSP `frame-ancestors`). */
+  frameAncestors: string;
   /** Relayer-paid split deployments per UTC day, all merchants together. */
   splitDeployDailyBudget: number;
   /** How long a subscription record may be served from memory. */

@@ -3,9 +3,9 @@ import { resolveSession, sameSecret, sha256Hex } from '../app/auth';
 import { BoundedCache } from '../app/bounded-cache';
 import { DomainError } from '../domain/errors';
 import { ID_PATTERN } from '../domain/query-params';
-import { StoreUnavailableError } from '../ports/errors';
-import { rolesOf, type Session } from '../domain/session';
-import { hasScope, type Subscription } from '../domain/subscription';
+import { DependencyUnavailableError, StoreUnavailableError } from '../ports/errors';
+import { rolesOf, type Role, type Session } from '../domain/session';
+import { hasScope, type Scope, type Subscription } from '../domain/subscription';
 import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, parseCookies } from './cookies';
 import type { IncomingCall } from './function';
 import { SUBSCRIPTION_HEADER } from './headers';
@@ -81,11 +81,11 @@ const checkCsrf = (deps: AppDeps, request: IncomingCall, cookies: Record<string,
   }
 };
 
-const authorizeSession = async (deps: AppDeps, spec: RouteSpec & { auth: { kind: 'session' } }, request: IncomingCall, method: string): Promise<Access> => {
+const authorizeSession = async (deps: AppDeps, role: Role, request: IncomingCall, method: string): Promise<Access> => {
   const cookies = parseCookies(request.headers.get('cookie'));
   const session = await resolveSession(deps, cookies[SESSION_COOKIE]);
-  if (!rolesOf(session.wallet, deps.settings.adminWallets).includes(spec.auth.role)) {
-    throw forbidden(`this needs the ${spec.auth.role} role`);
+  if (!rolesOf(session.wallet, deps.settings.adminWallets).includes(role)) {
+    throw forbidden(`this needs the ${role} role`);
   }
   if (method !== 'GET' && method !== 'HEAD') checkCsrf(deps, request, cookies, session);
   return { subscription: undefined, session, headers: {} };
@@ -95,17 +95,40 @@ const authorizeSession = async (deps: AppDeps, spec: RouteSpec & { auth: { kind:
  * Who is calling. `key` routes: the gateway's `x-subscription-id` stamp (never a client wallet), then
  * status (401) and scope (403), and the request counts against the plan's quota. `session` routes:
  * the signed session cookie (401), the role (403) and, for writes, Origin and CSRF token (403).
+ * `portal` routes: anyone, within a per-receipt limit. `x402` routes: payment is checked by the x402
+ * gate, which no deployment has yet (503 until it does).
  */
 export const authorize = async (deps: AppDeps, spec: RouteSpec, request: IncomingCall, method: string): Promise<Access> => {
-  if (spec.auth.kind === 'public') return { subscription: undefined, session: undefined, headers: {} };
-  if (spec.auth.kind === 'session') return authorizeSession(deps, spec as RouteSpec & { auth: { kind: 'session' } }, request, method);
+  const auth = spec.auth;
+  switch (auth.kind) {
+    case 'public':
+      return { subscription: undefined, session: undefined, headers: {} };
+    case 'session':
+      return authorizeSession(deps, auth.role, request, method);
+    case 'portal':
+      return authorizePortal(deps, request);
+    case 'x402':
+      throw new DependencyUnavailableError('x402', 'payments by x402 are not available on this deployment yet');
+    case 'key':
+      return authorizeKey(deps, auth.scope, request);
+  }
+};
+
+/** Buyers' pages are public, but each receipt may be asked about only so often (the gateway limits each address too). */
+const authorizePortal = (deps: AppDeps, request: IncomingCall): Access => {
+  const receiptId = request.params.id ?? '';
+  const decision = deps.rateLimiter.hit(`portal:${receiptId}`, deps.settings.portalRateLimitPerMinute, deps.clock.now());
+  return { subscription: undefined, session: undefined, headers: {}, ...(!decision.allowed && { limitedUntil: decision.resetAt }) };
+};
+
+const authorizeKey = async (deps: AppDeps, scope: Scope | undefined, request: IncomingCall): Promise<Access> => {
   const id = request.headers.get(SUBSCRIPTION_HEADER);
   const subscription = id ? await loadSubscription(deps, id) : undefined;
   if (!subscription || subscription.status !== 'active') {
     throw new DomainError('unauthorized', 'missing or invalid subscription key');
   }
-  if (spec.auth.scope && !hasScope(subscription, spec.auth.scope)) {
-    throw forbidden(`this key lacks the scope ${spec.auth.scope}`);
+  if (scope && !hasScope(subscription, scope)) {
+    throw forbidden(`this key lacks the scope ${scope}`);
   }
   const now = deps.clock.now();
   noteKeyUse(deps, subscription, now);

@@ -10,21 +10,28 @@ import { authorize } from './auth';
 import { toErrorResponse } from './errors';
 import { CORRELATION_HEADER, MAX_BODY_BYTES, jsonHeaders, correlationIdFor } from './headers';
 import { MAX_JSON_DEPTH, jsonDepthExceeds, toJson } from './json';
-import type { RouteSpec } from './routes';
+import { htmlErrorPage, pageHeaders } from './html';
+import type { PathParams, RouteAuth, RouteSpec } from './routes';
 
-export interface RequestContext<Q, B> {
+/**
+ * Who is calling, by the route's auth kind: a `key` route's handler gets the subscription, a `session`
+ * route's the session, each with the caller's wallet (from the record, never from the client); other
+ * kinds name no caller.
+ */
+export type CallerOf<A extends RouteAuth> = A extends { kind: 'key' }
+  ? { subscription: Subscription; session?: undefined; wallet: string }
+  : A extends { kind: 'session' }
+    ? { session: Session; subscription?: undefined; wallet: string }
+    : { subscription?: undefined; session?: undefined; wallet?: undefined };
+
+export type RequestContext<Q, B, A extends RouteAuth = RouteAuth, P extends string = string> = CallerOf<A> & {
   deps: AppDeps;
   query: Q;
   body: B;
-  params: Record<string, string>;
-  /** Present on `key` routes: the caller's subscription record. */
-  subscription: Subscription | undefined;
-  /** Present on `session` routes: the signed-in wallet's session. */
-  session: Session | undefined;
-  /** The caller's wallet: from the subscription record or the session, never from the client. */
-  wallet: string;
+  /** The path's `{param}` values, decoded. */
+  params: PathParams<P>;
   correlationId: string;
-}
+};
 
 /** A use case's answer when it needs a status other than the route's success status, or cookies. */
 export class Reply<T = unknown> {
@@ -36,7 +43,7 @@ export class Reply<T = unknown> {
 }
 
 type Input<T> = T extends z.ZodType ? z.output<T> : undefined;
-export type UseCaseCall<Q, B, R> = (context: RequestContext<Q, B>) => Promise<R | Reply<R>>;
+export type UseCaseCall<Q, B, R, A extends RouteAuth = RouteAuth, P extends string = string> = (context: RequestContext<Q, B, A, P>) => Promise<R | Reply<R>>;
 
 /**
  * What a handler reads of a request. The Functions runtime's HttpRequest is one; the local host builds
@@ -150,6 +157,15 @@ const parseBody = (spec: RouteSpec, text: unknown): unknown => {
   return parsed.data;
 };
 
+/** An error page needs the frame policy even when configuration could not be read. */
+const tryFrameAncestors = () => {
+  try {
+    return getDeps().settings.frameAncestors;
+  } catch {
+    return "'none'";
+  }
+};
+
 /** A write accepted into the outbox while the store is down answers 200, whatever its usual status. */
 const isDegraded = (body: unknown) => typeof body === 'object' && body !== null && (body as { degraded?: unknown }).degraded === true;
 
@@ -159,10 +175,11 @@ const tooLarge = () => new DomainError('payload_too_large', `request bodies are 
  * Builds the Functions registration for a route: body size, identity, scope and rate limit, input
  * validation, the use case, and the single error mapping, in the order DESIGN §4 fixes.
  */
-export const httpFunction = <Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
-  spec: RouteSpec<Q, B, R>,
-  call: UseCaseCall<Input<Q>, Input<B>, z.input<R>>,
+export const httpFunction = <Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType, A extends RouteAuth, P extends string>(
+  spec: RouteSpec<Q, B, R, A, P>,
+  call: UseCaseCall<Input<Q>, Input<B>, z.input<R>, A, P>,
 ): HttpFunctionOptions => {
+  const html = spec.responseKind === 'html';
   const handler: CallHandler = async (request, logError) => {
     const correlationId = correlationIdFor(request.headers.get(CORRELATION_HEADER));
     let limitHeaders: Record<string, string> = {};
@@ -174,30 +191,35 @@ export const httpFunction = <Q extends z.ZodType, B extends z.ZodType, R extends
       if (access.limitedUntil !== undefined) {
         throw new DomainError('rate_limited', 'rate limit exceeded', { resetAt: access.limitedUntil });
       }
-      const result = await call({
+      const caller = access.subscription
+        ? { subscription: access.subscription, wallet: access.subscription.wallet }
+        : access.session
+          ? { session: access.session, wallet: access.session.wallet }
+          : {};
+      const context = {
+        ...caller,
         deps,
         query: parseQuery(spec, request) as Input<Q>,
         body: parseBody(spec, bodyText) as Input<B>,
-        params: request.params,
-        subscription: access.subscription,
-        session: access.session,
-        get wallet() {
-          const wallet = access.subscription?.wallet ?? access.session?.wallet;
-          if (!wallet) throw new DomainError('unauthorized', 'an API key or a session is required');
-          return wallet;
-        },
+        params: request.params as PathParams<P>,
         correlationId,
-      });
+      } as RequestContext<Input<Q>, Input<B>, A, P>;
+      const result = await call(context);
       const reply = result instanceof Reply ? result : new Reply(isDegraded(result) ? 200 : (spec.successStatus ?? 200), result);
+      const headers = html ? pageHeaders(correlationId, deps.settings.frameAncestors, limitHeaders) : jsonHeaders(correlationId, limitHeaders);
       return {
         status: reply.status,
-        body: toJson(reply.body),
-        headers: jsonHeaders(correlationId, limitHeaders),
+        body: html ? String(reply.body) : toJson(reply.body),
+        headers,
         ...(reply.cookies.length > 0 && { cookies: reply.cookies }),
       };
     } catch (error) {
       const { status, body, headers, unexpected } = toErrorResponse(error);
       if (unexpected) logError(`${spec.name} failed`, error);
+      if (html) {
+        const frameAncestors = tryFrameAncestors();
+        return { status, body: htmlErrorPage(status, body), headers: pageHeaders(correlationId, frameAncestors, { ...limitHeaders, ...headers }) };
+      }
       return { status, body: JSON.stringify(body), headers: jsonHeaders(correlationId, { ...limitHeaders, ...headers }) };
     }
   };

@@ -53,12 +53,15 @@ const WebhookBody = z.object({
 const commonErrors: Record<RouteSpec['auth']['kind'], ErrorCode[]> = {
   key: ['unauthorized', 'forbidden', 'rate_limited'],
   session: ['unauthorized', 'forbidden'],
-  public: [],
+  public: ['rate_limited'],
+  portal: ['rate_limited'],
+  x402: ['rate_limited', 'service_unavailable'],
 };
 
 const securityOf = (route: RouteSpec) => {
   if (route.auth.kind === 'key') return [{ subscriptionKey: [] }];
   if (route.auth.kind === 'session') return [{ sessionCookie: [] }];
+  if (route.auth.kind === 'x402') return [{ x402: [] }];
   return [];
 };
 

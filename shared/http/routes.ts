@@ -19,22 +19,37 @@ import { Plan, Scope, scopes } from '../domain/subscription';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
- * Who may call a route: an API key (with a scope, or any valid key when none is named), a signed-in
- * wallet with a role (admin pages), or anyone. Later kind: x402.
+ * Who may call a route:
+ * - `key`: an API key (with a scope, or any valid key when none is named);
+ * - `session`: a signed-in wallet with a role (admin pages);
+ * - `public`: anyone (limited per client address at the gateway);
+ * - `portal`: anyone, for one receipt named by the path's `{id}` (the buyer's pages): limited per
+ *   receipt here and per client address at the gateway;
+ * - `x402`: anyone who pays: answered 402 with a challenge, then the payment is verified and settled
+ *   before the use case runs.
  */
-export type RouteAuth = { kind: 'key'; scope?: Scope } | { kind: 'session'; role: Role } | { kind: 'public' };
+export type RouteAuth = { kind: 'key'; scope?: Scope } | { kind: 'session'; role: Role } | { kind: 'public' } | { kind: 'portal' } | { kind: 'x402' };
+export type AuthKind = RouteAuth['kind'];
+
+/** The names of a path's `{param}` segments. */
+type ParamNames<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? Name | ParamNames<Rest> : never;
+export type PathParams<P extends string> = { [K in ParamNames<P>]: string };
 
 export interface RouteSpec<
   Q extends z.ZodType = z.ZodType,
   B extends z.ZodType = z.ZodType,
   R extends z.ZodType = z.ZodType,
+  A extends RouteAuth = RouteAuth,
+  P extends string = string,
 > {
   /** The function name, in Azure and in logs. */
   name: string;
   method: HttpMethod;
   /** The full path; `{param}` segments; fixed segments win over parameters. */
-  path: string;
-  auth: RouteAuth;
+  path: P;
+  auth: A;
+  /** `html`: a page (the use case answers markup; security headers; errors as pages). Default: JSON. */
+  responseKind?: 'json' | 'html';
   summary: string;
   query?: Q;
   body?: B;
@@ -61,7 +76,7 @@ const ScopeRequest = z
   .transform((list): Scope[] => (list.includes('all') ? [...scopes] : [...new Set(list as Scope[])]))
   .describe('the scopes to grant, or ["all"] for every scope');
 
-const route = <Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(spec: RouteSpec<Q, B, R>) => spec;
+const route = <Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType, const A extends RouteAuth, const P extends string>(spec: RouteSpec<Q, B, R, A, P>) => spec;
 
 export const HealthResponse = z.object({
   status: z.enum(['ok', 'degraded']),
