@@ -1,6 +1,6 @@
 import { app } from '@azure/functions';
 import { relayPendingEvents } from '../shared/app/receipt-status';
-import { timerFunction } from '../shared/http/triggers';
+import { timerFunction } from '../shared/triggers/registration';
+import { triggers } from '../shared/triggers/table';
 
-// Every 5 seconds: queue the status events that a queue outage left in receipts.
-app.timer('events-relay', timerFunction('events-relay', '*/5 * * * * *', (deps) => relayPendingEvents(deps)));
+app.timer(triggers.eventsRelay.name, timerFunction(triggers.eventsRelay, (deps) => relayPendingEvents(deps)));

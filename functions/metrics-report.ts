@@ -1,6 +1,6 @@
 import { app } from '@azure/functions';
 import { reportMetrics } from '../shared/app/report-metrics';
-import { timerFunction } from '../shared/http/triggers';
+import { timerFunction } from '../shared/triggers/registration';
+import { triggers } from '../shared/triggers/table';
 
-// Every minute: queue depths and the relayer's balance, for the alerts in infra/modules/alerts.bicep.
-app.timer('metrics-report', timerFunction('metrics-report', '*/60 * * * * *', (deps) => reportMetrics(deps)));
+app.timer(triggers.metricsReport.name, timerFunction(triggers.metricsReport, (deps) => reportMetrics(deps)));

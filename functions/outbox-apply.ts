@@ -1,11 +1,11 @@
 import { app } from '@azure/functions';
-import { OutboxEntry, applyOutboxEntry } from '../shared/app/outbox';
-import { queueFunction } from '../shared/http/triggers';
-import { queues } from '../shared/registry';
+import { applyOutboxEntry } from '../shared/app/outbox';
+import { queueFunction } from '../shared/triggers/registration';
+import { triggers } from '../shared/triggers/table';
 
 app.storageQueue(
-  'outbox-apply',
-  queueFunction('outbox-apply', queues.outbox, OutboxEntry, async (deps, entry) => {
+  triggers.outboxApply.name,
+  queueFunction(triggers.outboxApply, async (deps, entry) => {
     await applyOutboxEntry(deps, entry);
   }),
 );

@@ -1,10 +1,6 @@
 import { app } from '@azure/functions';
-import { WebhookMessageSchema } from '../shared/app/receipt-status';
 import { deliverWebhook } from '../shared/app/webhooks';
-import { queueFunction } from '../shared/http/triggers';
-import { queues } from '../shared/registry';
+import { queueFunction } from '../shared/triggers/registration';
+import { triggers } from '../shared/triggers/table';
 
-app.storageQueue(
-  'webhooks-deliver',
-  queueFunction('webhooks-deliver', queues.webhooks, WebhookMessageSchema, (deps, message) => deliverWebhook(deps, message)),
-);
+app.storageQueue(triggers.webhooksDeliver.name, queueFunction(triggers.webhooksDeliver, (deps, message) => deliverWebhook(deps, message)));

@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { allRoutes } from '../shared/http/routes';
-import { queueFunctions, timerFunctions } from '../shared/http/triggers';
+import { queueFunctions, timerFunctions } from '../shared/triggers/registration';
 import '../scripts/local/functions';
 
 const root = join(__dirname, '..');

@@ -6,7 +6,7 @@
  */
 import hostJson from '../../host.json';
 import type { QueueStore } from '../../shared/adapters/storage-queue/client';
-import { queueFunctions, timerFunctions } from '../../shared/http/triggers';
+import { queueFunctions, timerFunctions } from '../../shared/triggers/registration';
 
 /** `hh:mm:ss[.fff]` (host.json's TimeSpan) in milliseconds. */
 export const timeSpanMs = (text: string): number => {

@@ -55,3 +55,17 @@ describe('the local queue trigger’s polling', () => {
     expect(nextPollDelayMs(undefined, 0, 16, 50)).toBe(50);
   });
 });
+
+describe('the trigger table', () => {
+  it('is what the function files register, and every queue a trigger reads is a registered queue', async () => {
+    const { allTriggers } = await import('../../shared/triggers/table');
+    const { queueFunctions, timerFunctions } = await import('../../shared/triggers/registration');
+    const { allQueues } = await import('../../shared/registry');
+    await import('../../scripts/local/functions');
+    const queueTriggers = allTriggers.filter((trigger) => trigger.kind === 'queue');
+    const timerTriggers = allTriggers.filter((trigger) => trigger.kind === 'timer');
+    expect(Object.fromEntries([...queueFunctions].map(([name, fn]) => [name, fn.queueName]))).toEqual(Object.fromEntries(queueTriggers.map((trigger) => [trigger.name, trigger.queue])));
+    expect(Object.fromEntries([...timerFunctions].map(([name, fn]) => [name, fn.schedule]))).toEqual(Object.fromEntries(timerTriggers.map((trigger) => [trigger.name, trigger.schedule])));
+    for (const trigger of queueTriggers) expect(allQueues).toContain(trigger.queue);
+  });
+});

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { AppDeps } from '../app/deps';
 import { describeZodError } from '../domain/errors';
 import { getDeps } from '../composition';
+import type { QueueTriggerSpec, TimerTriggerSpec } from './table';
 
 /** Queue and timer functions by name, for the local host (the Functions host uses app.storageQueue / app.timer). */
 export interface QueueFunction {
@@ -24,11 +25,10 @@ const CONNECTION = 'AzureWebJobsStorage';
  * maxDequeueCount tries it lands in the poison queue) and runs the use case. A throw means "retry".
  */
 export const queueFunction = <S extends z.ZodType>(
-  name: string,
-  queueName: string,
-  schema: S,
+  spec: QueueTriggerSpec<S>,
   use: (deps: AppDeps, message: z.output<S>, dequeueCount: number) => Promise<void>,
 ): StorageQueueFunctionOptions => {
+  const { name, queue: queueName, message: schema } = spec;
   const run = async (message: unknown, dequeueCount: number) => {
     const parsed = schema.safeParse(typeof message === 'string' ? JSON.parse(message) : message);
     if (!parsed.success) throw new Error(`${name}: malformed message (${describeZodError(parsed.error).message})`);
@@ -42,7 +42,8 @@ export const queueFunction = <S extends z.ZodType>(
   };
 };
 
-export const timerFunction = (name: string, schedule: string, use: (deps: AppDeps) => Promise<unknown>): TimerFunctionOptions => {
+export const timerFunction = (spec: TimerTriggerSpec, use: (deps: AppDeps) => Promise<unknown>): TimerFunctionOptions => {
+  const { name, schedule } = spec;
   const run = async () => {
     await use(getDeps());
   };

@@ -1,0 +1,36 @@
+import type { z } from 'zod';
+import { OutboxEntry } from '../app/outbox';
+import { WebhookMessageSchema } from '../app/receipt-status';
+import { queues } from '../registry';
+
+/**
+ * The one description of the queue- and timer-triggered functions, beside the route table: it feeds
+ * the `app.storageQueue` / `app.timer` registrations, the local host's triggers and the infrastructure
+ * checks (every queue a trigger reads exists, with its poison queue).
+ */
+export interface QueueTriggerSpec<S extends z.ZodType = z.ZodType> {
+  kind: 'queue';
+  name: string;
+  queue: string;
+  /** A message that does not parse is a failed run: after maxDequeueCount tries it is poisoned. */
+  message: S;
+}
+
+export interface TimerTriggerSpec {
+  kind: 'timer';
+  name: string;
+  /** NCRONTAB with seconds (`*\/N * * * * *` runs every N seconds). */
+  schedule: string;
+  summary: string;
+}
+
+export type TriggerSpec = QueueTriggerSpec | TimerTriggerSpec;
+
+export const triggers = {
+  webhooksDeliver: { kind: 'queue', name: 'webhooks-deliver', queue: queues.webhooks, message: WebhookMessageSchema },
+  outboxApply: { kind: 'queue', name: 'outbox-apply', queue: queues.outbox, message: OutboxEntry },
+  eventsRelay: { kind: 'timer', name: 'events-relay', schedule: '*/5 * * * * *', summary: 'queue the status events a queue outage left in receipts' },
+  metricsReport: { kind: 'timer', name: 'metrics-report', schedule: '*/60 * * * * *', summary: "queue depths and the relayer's balance, for the alerts" },
+} as const satisfies Record<string, TriggerSpec>;
+
+export const allTriggers: TriggerSpec[] = Object.values(triggers);
