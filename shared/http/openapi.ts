@@ -126,8 +126,9 @@ export const openApiDocument = (routes: RouteSpec[], options: { title: string; s
     webhooks: {
       'receipt.status_updated': {
         post: {
-          summary: 'Sent on every receipt status change; HMAC-SHA256 of the body with the creating API key in X-Service-Signature',
-          parameters: ['Signature', 'Event', 'Delivery', 'Timestamp'].map((name) => ({ name: `X-Service-${name}`, in: 'header', required: true, schema: { type: 'string' } })),
+          summary:
+            'Sent on every receipt status change; HMAC-SHA256 of the body with the creating API key in X-Service-Signature, and of "<t>.<body>" in X-Service-Signature-Timestamped (t=<unix ms>,v1=<hex>) for replay protection',
+          parameters: ['Signature', 'Signature-Timestamped', 'Event', 'Delivery', 'Timestamp'].map((name) => ({ name: `X-Service-${name}`, in: 'header', required: true, schema: { type: 'string' } })),
           requestBody: { required: true, content: { 'application/json': { schema: schemaOf(WebhookBody, 'output') } } },
           responses: { '200': { description: 'Any 2xx within 5 seconds acknowledges the event' } },
         },
