@@ -14,7 +14,7 @@ param tags object
 @description('Database name (COSMOS_DATABASE).')
 param databaseName string
 
-@description('Containers: name, partitionKey, optional uniqueKeys (lists of paths) and compositeIndexes (lists of {path, order}).')
+@description('Containers: name, partitionKey, optional uniqueKeys (lists of paths), compositeIndexes (lists of {path, order}) and expiring (true: per-document TTL).')
 param containers array
 
 resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {
@@ -75,6 +75,8 @@ resource sqlContainers 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/conta
         uniqueKeyPolicy: {
           uniqueKeys: map(container.?uniqueKeys ?? [], paths => { paths: paths })
         }
+        // Containers of temporary records: TTL on with no default; each document with `expiresAt` carries its own `ttl`.
+        defaultTtl: (container.?expiring ?? false) ? -1 : null
         indexingPolicy: {
           indexingMode: 'consistent'
           automatic: true

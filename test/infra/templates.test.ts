@@ -144,6 +144,13 @@ describe('the template checks fail on a broken copy', () => {
     expect(checkContainers(index, allContainers, 'payments')).toEqual(['cosmos-containers.json: inventory composite indexes differ from shared/registry.ts']);
   });
 
+  it('TTL left off a container of temporary records, or the per-document TTL dropped from the module', () => {
+    const copy = brokenCopy(files, 'cosmos-containers.json', /("name": "claims",\s*"partitionKey": "\/id"),\s*"expiring": true/, '$1');
+    expect(checkContainers(copy, allContainers, 'payments')).toEqual(['cosmos-containers.json: claims needs per-document TTL (expiring), as in shared/registry.ts']);
+    const module = brokenCopy(files, 'modules/cosmos.bicep', /defaultTtl: .*\n/, '');
+    expect(checkContainers(module, allContainers, 'payments')).toEqual(['modules/cosmos.bicep: does not declare per-document TTL for expiring containers']);
+  });
+
   it('an API version or a module version left out', () => {
     const copy = brokenCopy(files, 'modules/storage.bicep', "'Microsoft.Storage/storageAccounts/queueServices/queues@2023-05-01'", "'Microsoft.Storage/storageAccounts/queueServices/queues'");
     expect(checkApiVersions(copy)).toEqual([expect.stringContaining("resource queues 'Microsoft.Storage/storageAccounts/queueServices/queues' does not pin")]);

@@ -182,6 +182,7 @@ interface DeclaredContainer {
   partitionKey: string;
   uniqueKeys?: string[][];
   compositeIndexes?: Array<Array<{ path: string; order: string }>>;
+  expiring?: boolean;
 }
 
 /** Every container of the registry, with its partition key, unique keys and composite indexes, is declared; no other. */
@@ -209,6 +210,9 @@ export const checkContainers = (files: InfraFiles, containers: readonly Containe
     if (JSON.stringify(actual.compositeIndexes ?? []) !== JSON.stringify(expected.compositeIndexes ?? [])) {
       problems.push(`cosmos-containers.json: ${expected.name} composite indexes differ from shared/registry.ts`);
     }
+    if (Boolean(actual.expiring) !== Boolean(expected.expiring)) {
+      problems.push(`cosmos-containers.json: ${expected.name} ${expected.expiring ? 'needs' : 'must not have'} per-document TTL (expiring), as in shared/registry.ts`);
+    }
   }
   for (const name of byName.keys()) if (!containers.some((container) => container.name === name)) problems.push(`cosmos-containers.json: ${name} is not in shared/registry.ts`);
 
@@ -221,6 +225,7 @@ export const checkContainers = (files: InfraFiles, containers: readonly Containe
     [/paths:\s*\[\s*container\.partitionKey\s*\]/, 'the partition key'],
     [/uniqueKeys:\s*map\(container\.\?uniqueKeys/, 'the unique keys'],
     [/compositeIndexes:\s*container\.\?compositeIndexes/, 'the composite indexes'],
+    [/defaultTtl:\s*\(container\.\?expiring\s*\?\?\s*false\)\s*\?\s*-1\s*:\s*null/, 'per-document TTL for expiring containers'],
   ] as const) {
     if (!pattern.test(cosmos)) problems.push(`modules/cosmos.bicep: does not declare ${what}`);
   }
