@@ -1,4 +1,4 @@
-import { CosmosClient, type Container, type CosmosClientOptions, type Database, type PluginConfig } from '@azure/cosmos';
+import type { Container, CosmosClient, CosmosClientOptions, Database, PluginConfig } from '@azure/cosmos';
 import { lazyAzureCredential } from '../azure/credential';
 import { CircuitBreaker, CircuitOpenError } from './circuit';
 import { allContainers, type ContainerSpec } from '../../registry';
@@ -42,7 +42,11 @@ const breakerPlugin = (breaker: CircuitBreaker): PluginConfig => ({
   },
 });
 
+/** The SDK, loaded when the first store connects rather than with the app (a cold start need not read it). */
+const cosmosSdk = (): typeof import('@azure/cosmos') => require('@azure/cosmos');
+
 export const connectCosmos = (settings: CosmosSettings): CosmosStore => {
+  const { CosmosClient } = cosmosSdk();
   const breaker = new CircuitBreaker();
   const options: CosmosClientOptions & { plugins: PluginConfig[] } = {
     endpoint: settings.endpoint,

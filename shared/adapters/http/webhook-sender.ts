@@ -1,16 +1,19 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import { request as httpRequest, type RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isNonPublicAddress, webhookTargetProblem } from '../../domain/webhook-target';
 import type { SendResult, WebhookSender } from '../../ports/webhooks';
+
+/** Node's resolver and TLS client load with the first webhook rather than with the app. */
+const dns = (): typeof import('node:dns') => require('node:dns');
+const https = (): typeof import('node:https') => require('node:https');
 
 /**
  * Resolves the host once and refuses a non-public address: the connection uses exactly the address
  * checked here (no second lookup, so DNS rebinding cannot swap it).
  */
 export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+  dns().lookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, '', 4);
     const list = addresses as unknown as LookupAddress[];
     const refused = list.find((entry) => isNonPublicAddress(entry.address));
@@ -42,7 +45,7 @@ export const httpWebhookSender = (options: { development: boolean }): WebhookSen
         headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
         ...(options.development ? {} : { lookup: publicOnlyLookup }),
       };
-      const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+      const send = target.protocol === 'https:' ? https().request : httpRequest;
       const request = send(target, requestOptions, (response) => {
         response.resume();
         const status = response.statusCode ?? 0;

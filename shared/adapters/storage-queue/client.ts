@@ -1,5 +1,5 @@
 import { lazyAzureCredential } from '../azure/credential';
-import { QueueServiceClient, type QueueClient } from '@azure/storage-queue';
+import type { QueueClient, QueueServiceClient } from '@azure/storage-queue';
 import { allQueues, queues } from '../../registry';
 import type { HealthProbe } from '../../ports/runtime';
 
@@ -14,7 +14,11 @@ const PROBE_TIMEOUT_MS = 2_000;
 /** A connection string (local Azurite), or the queue endpoint reached with the app's managed identity (Azure). */
 export type QueueConnection = { connectionString: string } | { queueServiceUri: string };
 
+/** The SDK, loaded when the queues are first connected rather than with the app (a cold start need not read it). */
+const queueSdk = (): typeof import('@azure/storage-queue') => require('@azure/storage-queue');
+
 export const connectQueues = (connection: QueueConnection | string): QueueStore => {
+  const { QueueServiceClient } = queueSdk();
   const options = { retryOptions: { maxTries: 2 } };
   const target = typeof connection === 'string' ? { connectionString: connection } : connection;
   const service =
