@@ -130,5 +130,7 @@ if (process.argv.includes('--bench')) {
     outfile: join(dist, 'bench-server.js'),
     // The local stand-ins stay packages: they are development dependencies, not part of the app.
     external: [...bundleOptions.external, 'azurite', '@vercel/cosmosdb-server'],
+    // The app's packages read from dist/vendor/, as dist/main.js reads them.
+    plugins: [vendored('./vendor/'), englishOnlyZod],
   });
 }
