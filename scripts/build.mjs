@@ -8,9 +8,10 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-const root = join(import.meta.dirname, '..');
+const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
 
 /** dist/vendor/<file>: the packages each holds, by the name its exports give each. */
