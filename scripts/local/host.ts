@@ -8,7 +8,7 @@ import { STATUS_CODES, createServer, type IncomingMessage, type Server, type Ser
 import type { Duplex } from 'node:stream';
 import type { HttpResponseInit } from '@azure/functions';
 import type { AppDeps } from '../../shared/app/deps';
-import { hashApiKey } from '../../shared/domain/subscription';
+import { hashApiKey } from '../../shared/app/hashing';
 import { serializeCookie } from '../../shared/http/cookies';
 import { toErrorResponse } from '../../shared/http/errors';
 import { DomainError } from '../../shared/domain/errors';

@@ -1,9 +1,10 @@
 import { DomainError } from '../domain/errors';
 import { ID_PATTERN } from '../domain/query-params';
-import { API_KEY_PREFIX_LENGTH, hashApiKey, toKeyView, type Plan, type Scope, type Subscription } from '../domain/subscription';
+import { API_KEY_PREFIX_LENGTH, toKeyView, type Plan, type Scope, type Subscription } from '../domain/subscription';
 import { currentPlanOf } from '../domain/merchant';
 import { DuplicateKeyError } from '../ports/errors';
 import type { AppDeps } from './deps';
+import { hashApiKey } from './hashing';
 import { loadMerchant } from './merchants';
 
 export interface CreateApiKeyInput {

@@ -1,12 +1,13 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { DomainError } from '../domain/errors';
 import { NONCE_TTL_MS, SESSION_TTL_MS, checkSignIn, composeNonce, nonceBody, parseNonce, rolesOf, usedNonceClaimId, type Role, type Session } from '../domain/session';
 import { DuplicateKeyError } from '../ports/errors';
 import type { AppDeps } from './deps';
+import { sha256Hex } from './hashing';
 
 type AuthDeps = Pick<AppDeps, 'claims' | 'sessions' | 'sessionTokens' | 'signIn' | 'clock' | 'ids' | 'settings'>;
 
-export const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+export { sha256Hex };
 
 export const sameSecret = (a: string, b: string) => {
   const left = Buffer.from(sha256Hex(a), 'hex');

@@ -8,7 +8,6 @@ import {
   attemptId,
   toAttemptView,
   webhookBody,
-  webhookHeaders,
   type DeliveryAttempt,
 } from '../domain/webhook';
 import { webhookTargetProblem } from '../domain/webhook-target';
@@ -18,6 +17,7 @@ import { DuplicateKeyError } from '../ports/errors';
 import type { SendResult } from '../ports/webhooks';
 import type { AppDeps } from './deps';
 import type { WebhookMessage } from './receipt-status';
+import { webhookHeaders } from './webhook-signing';
 
 type DeliveryDeps = Pick<AppDeps, 'deliveries' | 'subscriptions' | 'secretBox' | 'webhookSender' | 'queue' | 'clock' | 'settings'>;
 

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { usdAmount } from './money';
 import { receiptStatuses } from './receipt';
@@ -15,6 +14,7 @@ export const ReceiptIdInput = z
   .refine((id) => !fixedSegments.has(id.toLowerCase()), 'is a reserved word');
 
 const MAX_METADATA_BYTES = 4096;
+const utf8 = new TextEncoder();
 
 export const ReceiptCreateRequest = z
   .object({
@@ -36,7 +36,7 @@ export const ReceiptCreateRequest = z
     transactionId: z.string().max(200).optional(),
     metadata: z
       .record(z.string(), z.unknown())
-      .refine((value) => Buffer.byteLength(JSON.stringify(value)) <= MAX_METADATA_BYTES, `must be at most ${MAX_METADATA_BYTES} bytes of JSON`)
+      .refine((value) => utf8.encode(JSON.stringify(value)).length <= MAX_METADATA_BYTES, `must be at most ${MAX_METADATA_BYTES} bytes of JSON`)
       .optional(),
   })
   .superRefine((request, ctx) => {
@@ -47,15 +47,18 @@ export const ReceiptCreateRequest = z
   });
 export type ReceiptCreateRequest = z.output<typeof ReceiptCreateRequest>;
 
-/** The same request sent twice hashes the same: key order in objects does not matter. */
-export const requestHash = (request: ReceiptCreateRequest): string => {
+/**
+ * The request as the text its idempotency hash is taken of (shared/app/hashing.ts): the same request
+ * sent twice gives the same text, whatever the key order of its objects.
+ */
+export const canonicalRequestText = (request: ReceiptCreateRequest): string => {
   const canonical = (value: unknown): unknown =>
     Array.isArray(value)
       ? value.map(canonical)
       : value && typeof value === 'object'
         ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]))
         : value;
-  return createHash('sha256').update(JSON.stringify(canonical(request))).digest('hex');
+  return JSON.stringify(canonical(request));
 };
 
 export const ReceiptListQuery = z.object({

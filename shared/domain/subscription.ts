@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { walletAddress } from './wallet';
 
@@ -37,9 +36,6 @@ export const Subscription = z.object({
   lastUsedAt: z.number().int().nullable().optional(),
 });
 export type Subscription = z.infer<typeof Subscription>;
-
-/** How an API key is stored and looked up: never in clear. */
-export const hashApiKey = (apiKey: string): string => createHash('sha256').update(apiKey, 'utf8').digest('hex');
 
 export const API_KEY_PREFIX_LENGTH = 8;
 

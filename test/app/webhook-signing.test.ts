@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { webhookHeaders } from '../../shared/domain/webhook';
+import { webhookHeaders } from '../../shared/app/webhook-signing';
 import { verifyWebhook } from '../../shared/webhook-verify.mjs';
 
 describe('webhook headers', () => {

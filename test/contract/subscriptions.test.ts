@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { createApiKey, findSubscriptionByKey, listApiKeys, revokeApiKey } from '../../shared/app/api-keys';
 import type { AppDeps } from '../../shared/app/deps';
 import { DomainError } from '../../shared/domain/errors';
-import { hashApiKey } from '../../shared/domain/subscription';
+import { hashApiKey } from '../../shared/app/hashing';
 import { DuplicateKeyError } from '../../shared/ports/errors';
 import { allStores, wallets } from '../support/stores';
 
