@@ -25,7 +25,8 @@ import {
   correlationIdFor,
   jsonHeaders,
 } from '../../shared/http/headers';
-import type { HttpFunction, IncomingCall } from '../../shared/http/function';
+import type { HttpFunction } from '../../shared/http/function';
+import type { IncomingCall } from '../../shared/http/incoming';
 import { matchRoute, type RouteSpec } from '../../shared/http/routes';
 
 export interface LocalHostOptions {

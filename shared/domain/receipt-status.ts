@@ -1,7 +1,4 @@
-import type { ReceiptStatus } from './receipt';
-
-/** Who asks for a status change: the merchant's backend (API key), the buyer's portal, or the service itself. */
-export type StatusActor = 'merchant' | 'portal' | 'service';
+import type { ReceiptStatus, StatusActor } from './receipt';
 
 /** Tracking statuses in their forward order; a receipt moves forward only (skips allowed). */
 const trackingOrder: ReceiptStatus[] = ['link_opened', 'buyer_logged_in', 'checkout_initialized', 'checkout_success'];

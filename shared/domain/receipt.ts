@@ -1,6 +1,5 @@
 import type { FailureCategory } from './failures';
 import type { ReceiptLine } from './pricing';
-import type { StatusActor } from './receipt-status';
 
 export const receiptStatuses = [
   'generated',
@@ -16,6 +15,9 @@ export const receiptStatuses = [
   'refunded',
 ] as const;
 export type ReceiptStatus = (typeof receiptStatuses)[number];
+
+/** Who asks for a status change: the merchant's backend (API key), the buyer's portal, or the service itself. */
+export type StatusActor = 'merchant' | 'portal' | 'service';
 
 export interface ReceiptFailure {
   failureCode: string;

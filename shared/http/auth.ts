@@ -7,7 +7,7 @@ import { DependencyUnavailableError, StoreUnavailableError } from '../ports/erro
 import { rolesOf, type Role, type Session } from '../domain/session';
 import { hasScope, type Scope, type Subscription } from '../domain/subscription';
 import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, parseCookies } from './cookies';
-import type { IncomingCall } from './function';
+import type { IncomingCall } from './incoming';
 import { SUBSCRIPTION_HEADER } from './headers';
 import type { RouteSpec } from './routes';
 

@@ -11,6 +11,7 @@ import { toErrorResponse } from './errors';
 import { CORRELATION_HEADER, MAX_BODY_BYTES, jsonHeaders, correlationIdFor } from './headers';
 import { MAX_JSON_DEPTH, jsonDepthExceeds, toJson } from './json';
 import { htmlErrorPage, pageHeaders } from './html';
+import type { IncomingCall } from './incoming';
 import type { PathParams, RouteAuth, RouteSpec } from './routes';
 
 /**
@@ -44,19 +45,6 @@ export class Reply<T = unknown> {
 
 type Input<T> = T extends z.ZodType ? z.output<T> : undefined;
 export type UseCaseCall<Q, B, R, A extends RouteAuth = RouteAuth, P extends string = string> = (context: RequestContext<Q, B, A, P>) => Promise<R | Reply<R>>;
-
-/**
- * What a handler reads of a request. The Functions runtime's HttpRequest is one; the local host builds
- * another straight from node:http, so serving locally does not pay for a fetch Request per call.
- */
-export interface IncomingCall {
-  method: string;
-  headers: { get(name: string): string | null };
-  query: URLSearchParams;
-  params: Record<string, string>;
-  /** The body as text, read no further than `maxBytes` (past it: 413 payload_too_large). */
-  text(maxBytes: number): Promise<string>;
-}
 
 /**
  * Reads a body stream up to a byte limit: a client streaming gigabytes (chunked, no Content-Length)

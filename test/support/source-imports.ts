@@ -51,3 +51,70 @@ export const resolveRelative = (fromFile: string, specifier: string): string | u
   const base = resolve(dirname(fromFile), specifier);
   return [`${base}.ts`, join(base, 'index.ts'), base].find((path) => path.endsWith('.ts') && existsSync(path));
 };
+
+/** Each source under `folder` and the sources under `folder` it imports by relative path. */
+export const importGraph = (folder: string): Map<string, string[]> =>
+  new Map(
+    sourceFiles(folder).map((file) => [
+      file,
+      importsOf(parse(file))
+        .map((specifier) => resolveRelative(file, specifier))
+        .filter((target): target is string => target !== undefined),
+    ]),
+  );
+
+/**
+ * The import cycles of a graph: each group of sources that reach one another (Tarjan's strongly
+ * connected components of more than one source, or a source importing itself), as one path around.
+ */
+export const findCycles = (graph: ReadonlyMap<string, readonly string[]>): string[][] => {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const groups: string[][] = [];
+  const connect = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!index.has(next)) {
+        connect(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) {
+        low.set(node, Math.min(low.get(node)!, index.get(next)!));
+      }
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const group: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      group.push(member);
+    } while (member !== node);
+    if (group.length > 1 || graph.get(node)?.includes(node)) groups.push(group);
+  };
+  for (const node of graph.keys()) if (!index.has(node)) connect(node);
+  // One path around each group: from its first member, following imports inside the group back to it.
+  return groups.map((group) => {
+    const members = new Set(group);
+    const start = [...group].sort()[0]!;
+    const path = [start];
+    const seen = new Set([start]);
+    const walk = (node: string): boolean => {
+      for (const next of graph.get(node) ?? []) {
+        if (next === start) return true;
+        if (!members.has(next) || seen.has(next)) continue;
+        seen.add(next);
+        path.push(next);
+        if (walk(next)) return true;
+        path.pop();
+      }
+      return false;
+    };
+    walk(start);
+    return [...path, start];
+  });
+};
