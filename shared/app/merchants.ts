@@ -1,7 +1,7 @@
 import { DomainError } from '../domain/errors';
 import { newMerchant, type Merchant } from '../domain/merchant';
-import { EtagMismatchError, DuplicateKeyError } from '../ports/errors';
 import type { AppDeps } from './deps';
+import { isEtagMismatchOrDuplicate, withEtagRetry } from './etag-retry';
 
 type MerchantDeps = Pick<AppDeps, 'merchants' | 'clock'>;
 
@@ -9,30 +9,29 @@ type MerchantDeps = Pick<AppDeps, 'merchants' | 'clock'>;
 export const loadMerchant = async (deps: MerchantDeps, wallet: string): Promise<Merchant> =>
   (await deps.merchants.get(wallet, wallet))?.value ?? newMerchant(wallet, deps.clock.now());
 
-const MAX_ATTEMPTS = 8;
-
 /**
  * Read-modify-write of one merchant document under its ETag, retried when another write got there
- * first. `change` may throw to refuse; it must not have side effects it cannot repeat.
+ * first (a changed document, or a first document another request created). `change` may throw to
+ * refuse; it must not have side effects it cannot repeat.
  */
 export const updateMerchant = async <T>(
   deps: MerchantDeps,
   wallet: string,
   change: (merchant: Merchant, now: number) => Promise<{ merchant: Merchant; result: T }> | { merchant: Merchant; result: T },
-): Promise<T> => {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const stored = await deps.merchants.get(wallet, wallet);
-    const now = deps.clock.now();
-    const { merchant, result } = await change(stored?.value ?? newMerchant(wallet, now), now);
-    const next = { ...merchant, updatedAt: now };
-    try {
-      if (stored) await deps.merchants.replace(wallet, next, stored.etag);
-      else await deps.merchants.create(wallet, next);
+): Promise<T> =>
+  withEtagRetry(
+    async ({ write }) => {
+      const stored = await deps.merchants.get(wallet, wallet);
+      const now = deps.clock.now();
+      const { merchant, result } = await change(stored?.value ?? newMerchant(wallet, now), now);
+      const next = { ...merchant, updatedAt: now };
+      await write(() => (stored ? deps.merchants.replace(wallet, next, stored.etag) : deps.merchants.create(wallet, next)));
       return result;
-    } catch (error) {
-      if (error instanceof EtagMismatchError || error instanceof DuplicateKeyError) continue;
-      throw error;
-    }
-  }
-  throw new DomainError('conflict', 'the merchant record kept changing; try again');
-};
+    },
+    {
+      retryOn: isEtagMismatchOrDuplicate,
+      exhausted: () => {
+        throw new DomainError('conflict', 'the merchant record kept changing; try again');
+      },
+    },
+  );

@@ -4,8 +4,9 @@ import { DomainError } from '../domain/errors';
 import { InventoryUpsertInput } from '../domain/inventory';
 import { ReceiptCreateRequest, ReceiptStatusUpdate } from '../domain/receipt-request';
 import { queues } from '../registry';
-import { DuplicateKeyError, EtagMismatchError, StoreUnavailableError } from '../ports/errors';
+import { StoreUnavailableError } from '../ports/errors';
 import type { AppDeps } from './deps';
+import { isEtagMismatchOrDuplicate, withEtagRetry } from './etag-retry';
 import { deleteInventoryItem } from './inventory-delete';
 import { upsertInventoryItem } from './inventory-upsert';
 import { createReceipt, reportReceiptStatus } from './receipts';
@@ -92,23 +93,21 @@ const watermarkId = (documentKey: string) => `outbox-applied:${documentKey}`;
  * Records the highest sequence applied to a document; false when a later one was applied already.
  * The same sequence again (a retry of this entry after a failed write) applies again.
  */
-const advanceWatermark = async (deps: Pick<AppDeps, 'claims'>, entry: OutboxEntry): Promise<boolean> => {
+const advanceWatermark = (deps: Pick<AppDeps, 'claims'>, entry: OutboxEntry): Promise<boolean> => {
   const id = watermarkId(entry.documentKey);
-  for (let attempt = 0; attempt < 10; attempt++) {
-    const stored = await deps.claims.get(id, id);
-    const applied = stored ? Number(stored.value.owner) : 0;
-    if (applied > entry.seq) return false;
-    if (applied === entry.seq) return true;
-    const claim = { id, owner: String(entry.seq), createdAt: entry.acceptedAt };
-    try {
-      if (stored) await deps.claims.replace(id, claim, stored.etag);
-      else await deps.claims.create(id, claim);
+  return withEtagRetry(
+    async ({ write }) => {
+      const stored = await deps.claims.get(id, id);
+      const applied = stored ? Number(stored.value.owner) : 0;
+      if (applied > entry.seq) return false;
+      if (applied === entry.seq) return true;
+      const claim = { id, owner: String(entry.seq), createdAt: entry.acceptedAt };
+      await write(() => (stored ? deps.claims.replace(id, claim, stored.etag) : deps.claims.create(id, claim)));
       return true;
-    } catch (error) {
-      if (!(error instanceof EtagMismatchError || error instanceof DuplicateKeyError)) throw error;
-    }
-  }
-  return false;
+    },
+    // Still clashing after every attempt: counted as superseded.
+    { retryOn: isEtagMismatchOrDuplicate, exhausted: () => false },
+  );
 };
 
 type ApplyDeps = Parameters<typeof upsertInventoryItem>[0] &

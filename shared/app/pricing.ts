@@ -1,7 +1,7 @@
 import { DomainError } from '../domain/errors';
 import { planPricesUsd, pricingId, type PricingConfig, type PricingUpdate } from '../domain/pricing';
-import { EtagMismatchError, DuplicateKeyError } from '../ports/errors';
 import type { AppDeps } from './deps';
+import { isEtagMismatchOrDuplicate, withEtagRetry } from './etag-retry';
 
 type PricingDeps = Pick<AppDeps, 'platform' | 'settings' | 'clock'>;
 
@@ -28,30 +28,32 @@ export const getPricingConfig = async (deps: PricingDeps, brandKey: string) => v
 /** Platform admin: new fees for future splits (deployed splits are immutable and keep theirs). */
 export const updatePricingConfig = async (deps: PricingDeps, update: PricingUpdate) => {
   const brandKey = update.brandKey ?? deps.settings.brandKey;
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const id = pricingId(brandKey);
-    const stored = await deps.platform.get(id, id);
-    const current = stored?.value ?? (await currentPricing(deps, brandKey));
-    const next: PricingConfig = {
-      ...current,
-      ...(update.platformFeeBps !== undefined && { platformFeeBps: update.platformFeeBps }),
-      ...(update.partnerFeeBps !== undefined && { partnerFeeBps: update.partnerFeeBps }),
-      ...(update.partnerWallet !== undefined && { partnerWallet: update.partnerWallet }),
-      updatedAt: deps.clock.now(),
-    };
-    if (next.platformFeeBps + next.partnerFeeBps >= 10_000) {
-      throw new DomainError('invalid_input', 'partnerFeeBps: platform and partner fees together must stay below 10000 bps (the merchant keeps a share)', { field: 'partnerFeeBps' });
-    }
-    if (next.partnerFeeBps > 0 && !next.partnerWallet) {
-      throw new DomainError('invalid_input', 'partnerWallet: a partner fee needs a partner wallet to pay', { field: 'partnerWallet' });
-    }
-    try {
-      if (stored) await deps.platform.replace(id, next, stored.etag);
-      else await deps.platform.create(id, next);
+  return withEtagRetry(
+    async ({ write }) => {
+      const id = pricingId(brandKey);
+      const stored = await deps.platform.get(id, id);
+      const current = stored?.value ?? (await currentPricing(deps, brandKey));
+      const next: PricingConfig = {
+        ...current,
+        ...(update.platformFeeBps !== undefined && { platformFeeBps: update.platformFeeBps }),
+        ...(update.partnerFeeBps !== undefined && { partnerFeeBps: update.partnerFeeBps }),
+        ...(update.partnerWallet !== undefined && { partnerWallet: update.partnerWallet }),
+        updatedAt: deps.clock.now(),
+      };
+      if (next.platformFeeBps + next.partnerFeeBps >= 10_000) {
+        throw new DomainError('invalid_input', 'partnerFeeBps: platform and partner fees together must stay below 10000 bps (the merchant keeps a share)', { field: 'partnerFeeBps' });
+      }
+      if (next.partnerFeeBps > 0 && !next.partnerWallet) {
+        throw new DomainError('invalid_input', 'partnerWallet: a partner fee needs a partner wallet to pay', { field: 'partnerWallet' });
+      }
+      await write(() => (stored ? deps.platform.replace(id, next, stored.etag) : deps.platform.create(id, next)));
       return { ok: true as const, ...view(deps, next), partnerWallet: next.partnerWallet };
-    } catch (error) {
-      if (!(error instanceof EtagMismatchError || error instanceof DuplicateKeyError)) throw error;
-    }
-  }
-  throw new DomainError('conflict', 'pricing kept changing; try again');
+    },
+    {
+      retryOn: isEtagMismatchOrDuplicate,
+      exhausted: () => {
+        throw new DomainError('conflict', 'pricing kept changing; try again');
+      },
+    },
+  );
 };

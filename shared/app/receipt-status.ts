@@ -6,8 +6,8 @@ import type { Receipt, ReceiptFailure, ReceiptStatus, StatusActor, WebhookEvent 
 import { decideTransition, mayRequest } from '../domain/receipt-status';
 import { webhookBody } from '../domain/webhook';
 import { queues } from '../registry';
-import { EtagMismatchError } from '../ports/errors';
 import type { AppDeps } from './deps';
+import { withEtagRetry } from './etag-retry';
 import { loadMerchant } from './merchants';
 import { refuseIfNewer } from './write-order';
 
@@ -26,9 +26,6 @@ export interface StatusRequest {
 }
 
 export type StatusOutcome = { ok: true; receipt: Receipt; ignored?: undefined } | { ok: true; ignored: true; reason: string; receipt: Receipt };
-
-const MAX_ATTEMPTS = 100;
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Unknown provider codes become the generic code, keeping the provider's own code. */
 const failureOf = (failure: StatusRequest['failure']): ReceiptFailure => {
@@ -60,48 +57,48 @@ export const changeStatus = async (deps: StatusDeps, request: StatusRequest): Pr
   }
   if (!mayRequest(request.actor, request.status, true)) throw new DomainError('forbidden', `${request.status} is set by the service itself`);
 
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const stored = await deps.receipts.get(request.wallet, request.receiptId);
-    if (!stored) throw new DomainError('not_found', `receipt ${request.receiptId} not found`);
-    const current = stored.value;
-    refuseIfNewer(current.updatedAt, request.acceptedAt, `receipt ${current.receiptId}`);
-    const decision = decideTransition(current.status, request.status);
-    if (!decision.apply) return { ok: true, ignored: true, reason: decision.reason, receipt: current };
+  return withEtagRetry<StatusOutcome>(
+    async ({ write }) => {
+      const stored = await deps.receipts.get(request.wallet, request.receiptId);
+      if (!stored) throw new DomainError('not_found', `receipt ${request.receiptId} not found`);
+      const current = stored.value;
+      refuseIfNewer(current.updatedAt, request.acceptedAt, `receipt ${current.receiptId}`);
+      const decision = decideTransition(current.status, request.status);
+      if (!decision.apply) return { ok: true, ignored: true, reason: decision.reason, receipt: current };
 
-    const now = Math.max(deps.clock.now(), current.updatedAt);
-    const next: Receipt = {
-      ...current,
-      ...request.facts,
-      status: request.status,
-      previousStatus: current.status,
-      failure: request.status === 'failed' ? failureOf(request.failure) : null,
-      statusHistory: [...current.statusHistory, { status: request.status, previousStatus: current.status, at: now, by: request.actor, failureCode: request.status === 'failed' ? failureOf(request.failure).failureCode : null }],
-      updatedAt: now,
-    };
-    const target = current.webhookUrl ?? (await loadMerchant(deps, current.wallet)).shop.webhookUrl;
-    if (target) {
-      const event: WebhookEvent = {
-        eventId: randomUUID(),
-        receiptId: current.receiptId,
-        wallet: current.wallet,
-        target,
-        body: JSON.stringify(webhookBody(next, now)),
-        signingSubscriptionId: current.createdBy,
-        createdAt: now,
+      const now = Math.max(deps.clock.now(), current.updatedAt);
+      const next: Receipt = {
+        ...current,
+        ...request.facts,
+        status: request.status,
+        previousStatus: current.status,
+        failure: request.status === 'failed' ? failureOf(request.failure) : null,
+        statusHistory: [...current.statusHistory, { status: request.status, previousStatus: current.status, at: now, by: request.actor, failureCode: request.status === 'failed' ? failureOf(request.failure).failureCode : null }],
+        updatedAt: now,
       };
-      next.pendingEvents = [...current.pendingEvents, event];
-    }
-    try {
-      await deps.receipts.replace(request.wallet, next, stored.etag);
-    } catch (error) {
-      if (!(error instanceof EtagMismatchError)) throw error;
-      await pause(Math.random() * Math.min(20, 2 + attempt));
-      continue;
-    }
-    if (next.pendingEvents.length > 0) await flushEvents(deps, request.wallet, request.receiptId).catch(() => {});
-    return { ok: true, receipt: next };
-  }
-  throw new DomainError('conflict', 'the receipt kept changing; try again');
+      const target = current.webhookUrl ?? (await loadMerchant(deps, current.wallet)).shop.webhookUrl;
+      if (target) {
+        const event: WebhookEvent = {
+          eventId: randomUUID(),
+          receiptId: current.receiptId,
+          wallet: current.wallet,
+          target,
+          body: JSON.stringify(webhookBody(next, now)),
+          signingSubscriptionId: current.createdBy,
+          createdAt: now,
+        };
+        next.pendingEvents = [...current.pendingEvents, event];
+      }
+      await write(() => deps.receipts.replace(request.wallet, next, stored.etag));
+      if (next.pendingEvents.length > 0) await flushEvents(deps, request.wallet, request.receiptId).catch(() => {});
+      return { ok: true, receipt: next };
+    },
+    {
+      exhausted: () => {
+        throw new DomainError('conflict', 'the receipt kept changing; try again');
+      },
+    },
+  );
 };
 
 /** What a queued webhook message carries: everything delivery needs, so it reads no receipt. */
@@ -119,20 +116,19 @@ export const flushEvents = async (deps: Pick<AppDeps, 'receipts' | 'queue'>, wal
   if (pending.length === 0) return 0;
   for (const event of pending) await deps.queue.send(queues.webhooks, { ...event, attempt: 1 } satisfies WebhookMessage);
   const sent = new Set(pending.map((event) => event.eventId));
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const latest = await deps.receipts.get(wallet, receiptId);
-    if (!latest) return pending.length;
-    const remaining = latest.value.pendingEvents.filter((event) => !sent.has(event.eventId));
-    if (remaining.length === latest.value.pendingEvents.length) return pending.length;
-    try {
-      await deps.receipts.replace(wallet, { ...latest.value, pendingEvents: remaining }, latest.etag);
+  // Every way out answers how many were queued: removing them from the receipt is tidying up (the
+  // relay would queue them again, and delivery sends each attempt once).
+  return withEtagRetry(
+    async ({ write }) => {
+      const latest = await deps.receipts.get(wallet, receiptId);
+      if (!latest) return pending.length;
+      const remaining = latest.value.pendingEvents.filter((event) => !sent.has(event.eventId));
+      if (remaining.length === latest.value.pendingEvents.length) return pending.length;
+      await write(() => deps.receipts.replace(wallet, { ...latest.value, pendingEvents: remaining }, latest.etag));
       return pending.length;
-    } catch (error) {
-      if (!(error instanceof EtagMismatchError)) throw error;
-      await pause(Math.random() * Math.min(20, 2 + attempt));
-    }
-  }
-  return pending.length;
+    },
+    { exhausted: () => pending.length },
+  );
 };
 
 /** The timer's work: queue the events a failed queue call left in receipts. */
