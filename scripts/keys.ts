@@ -12,7 +12,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../shared/app/api-keys'
 import { connectCosmos, type CosmosStore } from '../shared/adapters/cosmos/client';
 import { localKeyIssuer } from '../shared/adapters/apim/local-key-issuer';
 import { CosmosSubscriptionRepository } from '../shared/adapters/cosmos/subscriptions';
-import { randomIds, systemClock } from '../shared/adapters/memory/runtime';
+import { randomIds, systemClock } from '../shared/adapters/system/runtime';
 import { secretBoxFrom } from '../shared/composition';
 import { loadConfig } from '../shared/config';
 import { Plan, parseScopeList, scopes } from '../shared/domain/subscription';

@@ -21,7 +21,7 @@ import { InventoryListQuery, InventoryUpsertInput } from '../../shared/domain/in
 import { scopes } from '../../shared/domain/subscription';
 import { httpFunctions } from '../../shared/http/function';
 import { allRoutes } from '../../shared/http/routes';
-import { deployLocalContracts } from '../../shared/adapters/evm/deploy-local';
+import { deployLocalContracts } from './deploy-contracts';
 import { ANVIL_ACCOUNTS, ANVIL_RELAYER, startAnvil, type RunningAnvil } from './anvil';
 import { createLocalHost } from './host';
 import { startTriggers } from './triggers';

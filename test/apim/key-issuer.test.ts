@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ApimKeyIssuer, KeyIssuerError, KeyIssuerUnavailableError } from '../../shared/adapters/apim/key-issuer';
 import { localKeyIssuer } from '../../shared/adapters/apim/local-key-issuer';
 import { apimProductOfPlan } from '../../shared/adapters/apim/products';
-import { randomIds } from '../../shared/adapters/memory/runtime';
+import { randomIds } from '../../shared/adapters/system/runtime';
 import { DomainError } from '../../shared/domain/errors';
 import type { Ids } from '../../shared/ports/runtime';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ANVIL_ACCOUNTS, ANVIL_CHAIN_ID, startAnvil, type RunningAnvil } from '../../scripts/local/anvil';
 import { EvmChain } from '../../shared/adapters/evm/chain';
-import { deployLocalContracts } from '../../shared/adapters/evm/deploy-local';
+import { deployLocalContracts } from '../../scripts/local/deploy-contracts';
 import { createProvider } from '../../shared/adapters/evm/provider';
 
 const dir = mkdtempSync(join(tmpdir(), 'anvil-state-'));

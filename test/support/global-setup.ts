@@ -1,7 +1,7 @@
 import type { TestProject } from 'vitest/node';
 import { LOCAL_COSMOS_KEY, startCosmosServer, startQueueServer } from '../../scripts/local/servers';
 import { ANVIL_RELAYER, startAnvil } from '../../scripts/local/anvil';
-import { deployLocalContracts } from '../../shared/adapters/evm/deploy-local';
+import { deployLocalContracts } from '../../scripts/local/deploy-contracts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { Clock, HealthProbe, Ids } from '../../ports/runtime';
+import type { Clock, Ids } from '../../ports/runtime';
 
+/** The production clock and identifiers: the system's time and its cryptographic random source. */
 export const systemClock: Clock = { now: () => Date.now() };
 
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
@@ -25,5 +26,3 @@ export const randomIds: Ids = {
   random: (bytes = 10) => base32(randomBytes(bytes)),
   apiKey: () => `sk_${randomBytes(24).toString('base64url')}`,
 };
-
-export const alwaysUp: HealthProbe = { ping: async () => {} };

@@ -1,7 +1,7 @@
 /** Deploys the contracts the local stack needs (test tokens and the split factory) onto anvil. */
 import { ContractFactory, Wallet, getCreateAddress } from 'ethers';
-import { splitFactoryArtifact, testUsdcArtifact, testUsdtArtifact, type ContractArtifact } from './artifacts';
-import { createProvider } from './provider';
+import { splitFactoryArtifact, testUsdcArtifact, testUsdtArtifact, type ContractArtifact } from '../../shared/adapters/evm/artifacts';
+import { createProvider } from '../../shared/adapters/evm/provider';
 
 export interface LocalContracts {
   usdc: string;

@@ -1,0 +1,4 @@
+import type { HealthProbe } from '../../ports/runtime';
+
+/** The in-process store's probe: it is always reachable. */
+export const alwaysUp: HealthProbe = { ping: async () => {} };
