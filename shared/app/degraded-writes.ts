@@ -9,7 +9,7 @@ import { orDegraded } from './outbox';
 import { createReceipt, reportReceiptStatus } from './receipts';
 
 /**
- * The writes that keep working while the store is unreachable (DESIGN §4 degraded mode): each runs
+ * The writes that keep working while the store is unreachable (degraded mode: docs/architecture.md): each runs
  * normally, or is accepted into the outbox with the answer it would have given.
  */
 export const upsertInventoryOrAccept = (deps: AppDeps, wallet: string, input: InventoryUpsertInput) =>

@@ -43,10 +43,11 @@ const failureOf = (failure: StatusRequest['failure']): ReceiptFailure => {
 };
 
 /**
- * The one way a receipt's status changes. Checks who may ask (403), applies DESIGN §4's state
- * machine (anything else is answered as ignored, with the reason), and writes the change, its
- * history entry and its `receipt.status_updated` event together under the receipt's ETag. The event
- * is queued right after; the events relay queues any a failure left behind.
+ * The one way a receipt's status changes. Checks who may ask (403), applies the receipt state
+ * machine of shared/domain/receipt-status.ts (anything else is answered as ignored, with the
+ * reason), and writes the change, its history entry and its `receipt.status_updated` event
+ * together under the receipt's ETag. The event is queued right after; the events relay queues any a
+ * failure left behind.
  */
 export const changeStatus = async (deps: StatusDeps, request: StatusRequest): Promise<StatusOutcome> => {
   if (request.status === 'failed' && request.actor !== 'service') {

@@ -26,7 +26,7 @@ export const mayRequest = (actor: StatusActor, next: ReceiptStatus, failureIsSes
 };
 
 /**
- * DESIGN §4's state machine: forward through the tracking statuses to paid and reconciled; any
+ * The receipt state machine: forward through the tracking statuses to paid and reconciled; any
  * pre-paid status may fail; after a failure the buyer may start again, and a payment still counts;
  * refunds follow payment. Anything else is not applied and says why.
  */
