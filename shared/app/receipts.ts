@@ -1,7 +1,8 @@
 import { DomainError } from '../domain/errors';
 import { toCents } from '../domain/money';
 import { PROCESSING_FEE_LABEL, totalWithFeesCents } from '../domain/pricing';
-import { newReceipt, paymentUrlFor, receiptClaimId, receiptStatuses, toReceiptView, toStatusView, type Receipt, type ReceiptStatus } from '../domain/receipt';
+import { newReceipt, paymentUrlFor, receiptClaimId, receiptStatuses, type Receipt, type ReceiptStatus } from '../domain/receipt';
+import { toReceiptView, toStatusView } from '../domain/receipt-views';
 import { ID_PATTERN } from '../domain/query-params';
 import type { ReceiptCreateRequest } from '../domain/receipt-request';
 import { webhookTargetProblem } from '../domain/webhook-target';

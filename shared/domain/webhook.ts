@@ -1,4 +1,4 @@
-import { failureFields, type Receipt } from './receipt';
+import { toWebhookBody } from './receipt-views';
 
 export const WEBHOOK_EVENT = 'receipt.status_updated';
 export const WEBHOOK_USER_AGENT = 'Service-Webhook/1.0';
@@ -7,26 +7,7 @@ export const WEBHOOK_RETRY_DELAY_S = 5;
 export const WEBHOOK_ATTEMPTS = 2;
 
 /** Every body field of the interface document, in its order; null where unknown. */
-export const webhookBody = (receipt: Receipt, timestamp: number) => ({
-  event: WEBHOOK_EVENT,
-  receiptId: receipt.receiptId,
-  status: receipt.status,
-  previousStatus: receipt.previousStatus,
-  ...failureFields(receipt),
-  transactionHash: receipt.transactionHash,
-  buyerWallet: receipt.buyerWallet,
-  merchantWallet: receipt.wallet,
-  totalUsd: receipt.totalUsd,
-  customerTotalUsd: receipt.customerTotalUsd,
-  onrampSourceAmountUsd: receipt.onrampSourceAmountUsd,
-  onrampSessionId: receipt.onrampSessionId,
-  isOnrampSessionUnique: receipt.isOnrampSessionUnique,
-  token: receipt.token,
-  transactionId: receipt.transactionId,
-  metadata: receipt.metadata,
-  brandKey: receipt.brandKey,
-  timestamp,
-});
+export const webhookBody = toWebhookBody;
 
 /** One attempt at delivering an event, as the delivery log keeps it (its id `<eventId>:<attempt>` is claimed before sending). */
 export interface DeliveryAttempt {

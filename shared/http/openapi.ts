@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { APP_VERSION } from '../config';
 import { errorCodes, type ErrorCode } from '../domain/errors';
-import { receiptStatuses } from '../domain/receipt';
+import { WebhookBody } from '../domain/receipt-views';
 import { httpStatusOf } from './errors';
 import type { RouteSpec } from './routes';
 
@@ -21,32 +21,6 @@ const ErrorBody = z.object({
   message: z.string(),
   field: z.string().optional().describe('the input field at fault, for 400s'),
   resetAt: z.number().int().optional().describe('Unix ms when the quota renews, for 429s'),
-});
-
-const WebhookBody = z.object({
-  event: z.literal('receipt.status_updated'),
-  receiptId: z.string(),
-  status: z.enum(receiptStatuses),
-  previousStatus: z.enum(receiptStatuses).nullable(),
-  failureCode: z.string().nullable(),
-  failureCategory: z.enum(['card_decline', 'compliance', 'limits', 'blockchain', 'session', 'system']).nullable(),
-  failureReason: z.string().nullable(),
-  failureAction: z.string().nullable(),
-  providerErrorCode: z.string().nullable(),
-  providerRequestId: z.string().nullable(),
-  transactionHash: z.string().nullable(),
-  buyerWallet: z.string().nullable(),
-  merchantWallet: z.string(),
-  totalUsd: z.number(),
-  customerTotalUsd: z.number(),
-  onrampSourceAmountUsd: z.number().nullable(),
-  onrampSessionId: z.string().nullable(),
-  isOnrampSessionUnique: z.boolean(),
-  token: z.string().nullable(),
-  transactionId: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()).nullable(),
-  brandKey: z.string(),
-  timestamp: z.number().int(),
 });
 
 /** The errors every route of an auth kind can answer, beyond its own. */

@@ -11,7 +11,7 @@ import type { Role } from '../domain/session';
 import { OrderBody, OrderRequest } from '../domain/order';
 import { PricingUpdate } from '../domain/pricing';
 import { blankAsAbsent, queryInteger, queryIntegerOr } from '../domain/query-params';
-import { receiptStatuses } from '../domain/receipt';
+import { ReceiptView, StatusView } from '../domain/receipt-views';
 import { ReceiptCreateRequest, ReceiptListQuery, ReceiptStatusQuery, ReceiptStatusUpdate } from '../domain/receipt-request';
 import { ShopBranding, ShopConfig, ShopConfigUpdate, ShopLayout, Slug } from '../domain/shop';
 import { Plan, Scope, scopes } from '../domain/subscription';
@@ -103,46 +103,6 @@ const PricingView = z.object({
 });
 
 const Token = z.object({ symbol: z.string(), address: z.string(), decimals: z.number().int() });
-
-const ReceiptLineView = z.object({
-  label: z.string(),
-  priceUsd: z.number(),
-  qty: z.number().int().optional(),
-  sku: z.string().optional(),
-  unitPriceUsd: z.number().optional(),
-});
-
-export const ReceiptView = z.object({
-  receiptId: z.string(),
-  status: z.enum(receiptStatuses),
-  currency: z.literal('USD'),
-  lineItems: z.array(ReceiptLineView),
-  totalUsd: z.number(),
-  customerTotalUsd: z.number(),
-  jurisdictionCode: z.string().nullable(),
-  taxRate: z.number().nullable(),
-  brandName: z.string(),
-  createdAt: z.number().int(),
-  updatedAt: z.number().int(),
-  paymentUrl: z.string(),
-  transactionId: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()).nullable(),
-  transactionHash: z.string().nullable(),
-});
-
-const StatusView = z.object({
-  receiptId: z.string(),
-  status: z.enum(receiptStatuses),
-  previousStatus: z.enum(receiptStatuses).nullable(),
-  updatedAt: z.number().int(),
-  transactionHash: z.string().nullable(),
-  failureCode: z.string().nullable(),
-  failureCategory: z.string().nullable(),
-  failureReason: z.string().nullable(),
-  failureAction: z.string().nullable(),
-  providerErrorCode: z.string().nullable(),
-  providerRequestId: z.string().nullable(),
-});
 
 const AttemptView = z.object({
   eventId: z.string(),

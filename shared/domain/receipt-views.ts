@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { failureCategories } from './failures';
+import { paymentUrlFor, receiptStatuses, type Receipt } from './receipt';
+
+/**
+ * The receipt as the outside world sees it, defined once: each view is a schema (which the route
+ * table, the OpenAPI document and the webhook documentation use) and a mapping typed by that schema,
+ * so a field added to one and not the other does not compile. Views are allow-lists: nothing else of
+ * the stored receipt (signing key, pending events, request hash) ever leaves.
+ */
+const Status = z.enum(receiptStatuses);
+
+export const ReceiptLineView = z.object({
+  label: z.string(),
+  priceUsd: z.number(),
+  qty: z.number().int().optional(),
+  sku: z.string().optional(),
+  unitPriceUsd: z.number().optional(),
+});
+
+export const ReceiptView = z.object({
+  receiptId: z.string(),
+  status: Status,
+  currency: z.literal('USD'),
+  lineItems: z.array(ReceiptLineView),
+  totalUsd: z.number(),
+  customerTotalUsd: z.number(),
+  jurisdictionCode: z.string().nullable(),
+  taxRate: z.number().nullable(),
+  brandName: z.string(),
+  createdAt: z.number().int(),
+  updatedAt: z.number().int(),
+  paymentUrl: z.string(),
+  transactionId: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  transactionHash: z.string().nullable(),
+});
+export type ReceiptView = z.output<typeof ReceiptView>;
+
+/** Set for a failed receipt, null otherwise. */
+export const FailureFields = z.object({
+  failureCode: z.string().nullable(),
+  failureCategory: z.enum(failureCategories).nullable(),
+  failureReason: z.string().nullable(),
+  failureAction: z.string().nullable(),
+  providerErrorCode: z.string().nullable(),
+  providerRequestId: z.string().nullable(),
+});
+export type FailureFields = z.output<typeof FailureFields>;
+
+export const StatusView = z.object({
+  receiptId: z.string(),
+  status: Status,
+  previousStatus: Status.nullable(),
+  updatedAt: z.number().int(),
+  transactionHash: z.string().nullable(),
+  ...FailureFields.shape,
+});
+export type StatusView = z.output<typeof StatusView>;
+
+/** Every body field of `receipt.status_updated`, in the interface document's order; null where unknown. */
+export const WebhookBody = z.object({
+  event: z.literal('receipt.status_updated'),
+  receiptId: z.string(),
+  status: Status,
+  previousStatus: Status.nullable(),
+  ...FailureFields.shape,
+  transactionHash: z.string().nullable(),
+  buyerWallet: z.string().nullable(),
+  merchantWallet: z.string(),
+  totalUsd: z.number(),
+  customerTotalUsd: z.number(),
+  onrampSourceAmountUsd: z.number().nullable(),
+  onrampSessionId: z.string().nullable(),
+  isOnrampSessionUnique: z.boolean(),
+  token: z.string().nullable(),
+  transactionId: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  brandKey: z.string(),
+  timestamp: z.number().int(),
+});
+export type WebhookBody = z.output<typeof WebhookBody>;
+
+export const toReceiptView = (receipt: Receipt, baseUrl: string): ReceiptView => ({
+  receiptId: receipt.receiptId,
+  status: receipt.status,
+  currency: receipt.currency,
+  lineItems: receipt.lineItems,
+  totalUsd: receipt.totalUsd,
+  customerTotalUsd: receipt.customerTotalUsd,
+  jurisdictionCode: receipt.jurisdictionCode,
+  taxRate: receipt.taxRate,
+  brandName: receipt.brandName,
+  createdAt: receipt.createdAt,
+  updatedAt: receipt.updatedAt,
+  paymentUrl: paymentUrlFor(baseUrl, receipt.receiptId),
+  transactionId: receipt.transactionId,
+  metadata: receipt.metadata,
+  transactionHash: receipt.transactionHash,
+});
+
+export const failureFields = (receipt: Receipt): FailureFields => {
+  const failure = receipt.status === 'failed' ? receipt.failure : null;
+  return {
+    failureCode: failure?.failureCode ?? null,
+    failureCategory: failure?.failureCategory ?? null,
+    failureReason: failure?.failureReason ?? null,
+    failureAction: failure?.failureAction ?? null,
+    providerErrorCode: failure?.providerErrorCode ?? null,
+    providerRequestId: failure?.providerRequestId ?? null,
+  };
+};
+
+export const toStatusView = (receipt: Receipt): StatusView => ({
+  receiptId: receipt.receiptId,
+  status: receipt.status,
+  previousStatus: receipt.previousStatus,
+  updatedAt: receipt.updatedAt,
+  transactionHash: receipt.transactionHash,
+  ...failureFields(receipt),
+});
+
+export const toWebhookBody = (receipt: Receipt, timestamp: number): WebhookBody => ({
+  event: 'receipt.status_updated',
+  receiptId: receipt.receiptId,
+  status: receipt.status,
+  previousStatus: receipt.previousStatus,
+  ...failureFields(receipt),
+  transactionHash: receipt.transactionHash,
+  buyerWallet: receipt.buyerWallet,
+  merchantWallet: receipt.wallet,
+  totalUsd: receipt.totalUsd,
+  customerTotalUsd: receipt.customerTotalUsd,
+  onrampSourceAmountUsd: receipt.onrampSourceAmountUsd,
+  onrampSessionId: receipt.onrampSessionId,
+  isOnrampSessionUnique: receipt.isOnrampSessionUnique,
+  token: receipt.token,
+  transactionId: receipt.transactionId,
+  metadata: receipt.metadata,
+  brandKey: receipt.brandKey,
+  timestamp,
+});
