@@ -4,7 +4,7 @@ import { DomainError } from '../domain/errors';
 import { GENERIC_FAILURE, failureInfo, isFailureCode, isSessionFailure } from '../domain/failures';
 import type { Receipt, ReceiptFailure, ReceiptStatus, StatusActor, WebhookEvent } from '../domain/receipt';
 import { decideTransition, mayRequest } from '../domain/receipt-status';
-import { webhookBody } from '../domain/webhook';
+import { toWebhookBody } from '../domain/receipt-views';
 import { queues } from '../registry';
 import type { AppDeps } from './deps';
 import { withEtagRetry } from './etag-retry';
@@ -84,7 +84,7 @@ export const changeStatus = async (deps: StatusDeps, request: StatusRequest): Pr
           receiptId: current.receiptId,
           wallet: current.wallet,
           target,
-          body: JSON.stringify(webhookBody(next, now)),
+          body: JSON.stringify(toWebhookBody(next, now)),
           signingSubscriptionId: current.createdBy,
           createdAt: now,
         };

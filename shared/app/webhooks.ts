@@ -7,9 +7,9 @@ import {
   WEBHOOK_TIMEOUT_MS,
   attemptId,
   toAttemptView,
-  webhookBody,
   type DeliveryAttempt,
 } from '../domain/webhook';
+import { toWebhookBody } from '../domain/receipt-views';
 import { webhookTargetProblem } from '../domain/webhook-target';
 import { ID_PATTERN } from '../domain/query-params';
 import { queues } from '../registry';
@@ -140,7 +140,7 @@ export const sendTestEvent = async (
     now,
     { previousStatus: 'pending', metadata: { test: true } },
   );
-  const body = JSON.stringify(webhookBody(sample, now));
+  const body = JSON.stringify(toWebhookBody(sample, now));
   const eventId = randomUUID();
   const result = await deps.webhookSender.send({
     url,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { failureCategories } from './failures';
 import { paymentUrlFor, receiptStatuses, type Receipt } from './receipt';
+import { WEBHOOK_EVENT } from './webhook';
 
 /**
  * The receipt as the outside world sees it, defined once: each view is a schema (which the route
@@ -60,7 +61,7 @@ export type StatusView = z.output<typeof StatusView>;
 
 /** Every body field of `receipt.status_updated`, in the interface document's order; null where unknown. */
 export const WebhookBody = z.object({
-  event: z.literal('receipt.status_updated'),
+  event: z.literal(WEBHOOK_EVENT),
   receiptId: z.string(),
   status: Status,
   previousStatus: Status.nullable(),
@@ -121,7 +122,7 @@ export const toStatusView = (receipt: Receipt): StatusView => ({
 });
 
 export const toWebhookBody = (receipt: Receipt, timestamp: number): WebhookBody => ({
-  event: 'receipt.status_updated',
+  event: WEBHOOK_EVENT,
   receiptId: receipt.receiptId,
   status: receipt.status,
   previousStatus: receipt.previousStatus,

@@ -1,13 +1,8 @@
-import { toWebhookBody } from './receipt-views';
-
-export const WEBHOOK_EVENT = 'receipt.status_updated';
+export const WEBHOOK_EVENT = 'receipt.status_updated' as const;
 export const WEBHOOK_USER_AGENT = 'Service-Webhook/1.0';
 export const WEBHOOK_TIMEOUT_MS = 5_000;
 export const WEBHOOK_RETRY_DELAY_S = 5;
 export const WEBHOOK_ATTEMPTS = 2;
-
-/** Every body field of the interface document, in its order; null where unknown. */
-export const webhookBody = toWebhookBody;
 
 /** One attempt at delivering an event, as the delivery log keeps it (its id `<eventId>:<attempt>` is claimed before sending). */
 export interface DeliveryAttempt {

@@ -1,6 +1,6 @@
 /**
  * The API Management policies: well-formed XML, and the behaviour the gateway owes the service
- * (DESIGN §4, the interface document's Authentication and Errors). The second half feeds the same
+ * (the service's check order, the interface document's Authentication and Errors). The second half feeds the same
  * checks broken copies to show that each one can fail.
  */
 import { readFileSync } from 'node:fs';
