@@ -65,6 +65,18 @@ const readBody = (request: IncomingMessage): Promise<Buffer> =>
 
 const firstHeader = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
+/**
+ * The request target as a URL. An origin-form target is a path: `//x:1/api/…` names no host (as a
+ * relative URL it would, and an invalid one would throw). A target no URL parser takes is 400.
+ */
+const targetUrl = (target: string): URL => {
+  try {
+    return new URL(target.startsWith('/') ? `http://localhost${target}` : target, 'http://localhost');
+  } catch {
+    throw new DomainError('bad_request', 'the request target is not a valid URL');
+  }
+};
+
 export const createLocalHost = ({ deps, routes, functions, log = () => {} }: LocalHostOptions): Server => {
   const keyCache = new BoundedCache<string | undefined>(SUBSCRIPTION_CACHE_LIMITS);
 
@@ -87,7 +99,7 @@ export const createLocalHost = ({ deps, routes, functions, log = () => {} }: Loc
   };
 
   const gateway = async (request: IncomingMessage, correlationId: string): Promise<HttpResponseInit> => {
-    const url = new URL(request.url ?? '/', 'http://localhost');
+    const url = targetUrl(request.url ?? '/');
     const matched = matchRoute(routes, request.method ?? 'GET', url.pathname);
     const handler = matched && functions.get(matched.route.name)?.call;
     if (!matched || !handler) throw new DomainError('not_found', `no route for ${request.method} ${url.pathname}`);
