@@ -140,9 +140,24 @@ const parseBody = (spec: RouteSpec, text: unknown): unknown => {
   } catch {
     throw new DomainError('invalid_input', 'body: is not valid JSON', { field: 'body' });
   }
+  if (hasProtoKey(text, json)) {
+    // Copying such an object sets its prototype instead of keeping the key: refused, never silently dropped.
+    throw new DomainError('invalid_input', 'body: the key __proto__ is not allowed', { field: 'body' });
+  }
   const parsed = spec.body.safeParse(json);
   if (!parsed.success) throw zodInvalid(parsed.error);
   return parsed.data;
+};
+
+/** Whether a parsed body has a `__proto__` key anywhere (only looked for when the text could hold one). */
+const hasProtoKey = (text: string, json: unknown): boolean => {
+  if (!text.includes('__proto__') && !text.includes('\\u')) return false;
+  const visit = (value: unknown): boolean => {
+    if (value === null || typeof value !== 'object') return false;
+    if (Array.isArray(value)) return value.some(visit);
+    return Object.keys(value).some((key) => key === '__proto__' || visit((value as Record<string, unknown>)[key]));
+  };
+  return visit(json);
 };
 
 /** An error page needs the frame policy even when configuration could not be read. */

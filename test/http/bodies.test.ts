@@ -76,3 +76,23 @@ describe('request bodies on the Functions path', () => {
     expect(body.pulled()).toBeLessThanOrEqual(MAX_BODY_BYTES + 2 * 64 * 1024);
   });
 });
+
+describe('keys that cannot be kept', () => {
+  it.each([
+    ['plainly', '{"__proto__":{"x":1},"a":1}'],
+    ['escaped', '{"\\u005f_proto__":{"x":1},"a":1}'],
+    ['nested in an array', '{"list":[{"__proto__":{}}]}'],
+  ])('refuses a __proto__ key (%s) with 400 instead of dropping it', async (_, metadata) => {
+    const body = `{"id":"proto-1","lineItems":[{"label":"A","priceUsd":1}],"totalUsd":1,"metadata":${metadata}}`;
+    const answer = await invoke('receipts-create', { method: 'POST', path: '/api/receipts', headers: { 'x-subscription-id': merchant.subscriptionId }, body });
+    expect(answer).toMatchObject({ status: 400, json: { error: 'invalid_input', field: 'body' } });
+    expect(await deps.receipts.get(wallets.alice, 'proto-1')).toBeUndefined();
+  });
+
+  it('keeps other keys, constructor and prototype included', async () => {
+    const metadata = { constructor: 'c', prototype: 'p', note: '__proto__ in a value is fine' };
+    const answer = await invoke('receipts-create', { method: 'POST', path: '/api/receipts', headers: { 'x-subscription-id': merchant.subscriptionId }, body: { id: 'proto-2', lineItems: [{ label: 'A', priceUsd: 1 }], totalUsd: 1, metadata } });
+    expect(answer.status).toBe(201);
+    expect((await deps.receipts.get(wallets.alice, 'proto-2'))?.value.metadata).toEqual(metadata);
+  });
+});
