@@ -12,6 +12,8 @@ interface Partition {
   idBySku: Map<string, string>;
   /** Pages served since the last write, by query: a repeated listing is not filtered and sorted again. */
   pages: BoundedCache<Page>;
+  /** The same, by query object: the HTTP layer hands out one frozen object per distinct query string. */
+  pagesByQuery: WeakMap<InventoryListQuery, Page>;
 }
 
 type Page = Readonly<{ items: readonly StoredInventoryItem[]; total: number }>;
@@ -31,7 +33,7 @@ export class MemoryInventoryRepository implements InventoryRepository {
 
   private partition(wallet: string): Partition {
     let partition = this.partitions.get(wallet);
-    if (!partition) this.partitions.set(wallet, (partition = { byId: new Map(), idBySku: new Map(), pages: newPageCache() }));
+    if (!partition) this.partitions.set(wallet, (partition = { byId: new Map(), idBySku: new Map(), pages: newPageCache(), pagesByQuery: new WeakMap() }));
     return partition;
   }
 
@@ -52,6 +54,7 @@ export class MemoryInventoryRepository implements InventoryRepository {
     partition.idBySku.set(item.sku, item.id);
     partition.byId.set(item.id, { value: frozenCopy(item), etag: randomUUID() });
     partition.pages = newPageCache();
+    partition.pagesByQuery = new WeakMap();
   }
 
   async create(item: StoredInventoryItem) {
@@ -74,17 +77,19 @@ export class MemoryInventoryRepository implements InventoryRepository {
     partition!.byId.delete(id);
     partition!.idBySku.delete(current.value.sku);
     partition!.pages = newPageCache();
+    partition!.pagesByQuery = new WeakMap();
     return true;
   }
 
   async list(wallet: string, query: InventoryListQuery): Promise<Page> {
     const partition = this.partitions.get(wallet);
     if (!partition) return { items: [], total: 0 };
+    const known = partition.pagesByQuery.get(query);
+    if (known) return known;
     const key = JSON.stringify(query);
-    const cached = partition.pages.get(key);
-    if (cached) return cached.value;
-    const page = this.scan(partition, query);
+    const page = partition.pages.get(key)?.value ?? this.scan(partition, query);
     partition.pages.set(key, page, 0);
+    if (Object.isFrozen(query)) partition.pagesByQuery.set(query, page);
     return page;
   }
 
