@@ -87,8 +87,8 @@ export class MemoryInventoryRepository implements InventoryRepository {
     const known = partition.pagesByQuery.get(query);
     if (known) return known;
     const key = JSON.stringify(query);
-    const page = partition.pages.get(key)?.value ?? this.scan(partition, query);
-    partition.pages.set(key, page, 0);
+    let page = partition.pages.get(key)?.value;
+    if (!page) partition.pages.set(key, (page = this.scan(partition, query)), 0);
     if (Object.isFrozen(query)) partition.pagesByQuery.set(query, page);
     return page;
   }
