@@ -28,6 +28,7 @@ import { hs256SessionTokens } from './adapters/jwt/session-tokens';
 import { MemoryCollection } from './adapters/memory/documents';
 import { siweVerifier } from './adapters/siwe/verifier';
 import { containers } from './registry';
+import { ZERO_ADDRESS } from './domain/payment';
 
 export const settingsFrom = (config: Config): Settings => ({
   version: config.APP_VERSION,
@@ -49,13 +50,21 @@ export const settingsFrom = (config: Config): Settings => ({
   defaultPricing: { platformFeeBps: config.PLATFORM_FEE_BPS, partnerFeeBps: config.PARTNER_FEE_BPS, partnerWallet: config.PARTNER_WALLET ?? null },
   webhookHeaderPrefix: config.WEBHOOK_HEADER_PREFIX,
   tokens: [
-    { symbol: 'ETH', address: ZERO_ADDRESS, decimals: 18 },
-    ...(config.USDC_ADDRESS ? [{ symbol: 'USDC', address: config.USDC_ADDRESS, decimals: 6 }] : []),
-    ...(config.USDT_ADDRESS ? [{ symbol: 'USDT', address: config.USDT_ADDRESS, decimals: 6 }] : []),
+    ...(config.USDC_ADDRESS ? [{ symbol: 'USDC' as const, address: config.USDC_ADDRESS, decimals: 6 }] : []),
+    ...(config.USDT_ADDRESS ? [{ symbol: 'USDT' as const, address: config.USDT_ADDRESS, decimals: 6 }] : []),
+    ...(config.ETH_USD_FEED_ADDRESS ? [{ symbol: 'ETH' as const, address: ZERO_ADDRESS, decimals: 18 }] : []),
   ],
+  payments: {
+    confirmations: config.CHAIN_CONFIRMATIONS,
+    explorerUrl: config.CHAIN_EXPLORER_URL ?? null,
+    ethUsdFeed: config.ETH_USD_FEED_ADDRESS ?? null,
+    feedHeartbeatMs: config.FEED_HEARTBEAT_SECONDS * 1000,
+    slippageBps: config.PAYMENT_SLIPPAGE_BPS,
+    quoteLockMs: config.QUOTE_LOCK_SECONDS * 1000,
+    receiptExpiryMs: config.RECEIPT_EXPIRY_SECONDS * 1000,
+    watchBlockRange: config.WATCH_BLOCK_RANGE,
+  },
 });
-
-const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 /** Development falls back to fixed secrets so the local stack needs no setup; production refuses to start without them. */
 const DEVELOPMENT_JWT_SECRET = 'development-only-session-secret-not-for-production-use';
@@ -73,6 +82,7 @@ const chainFrom = (config: Config): (Chain & { destroy(): void }) | undefined =>
     relayerPrivateKey: config.RELAYER_PRIVATE_KEY,
     splitFactory: config.SPLIT_FACTORY_ADDRESS,
     tokens: [config.USDC_ADDRESS, config.USDT_ADDRESS].filter((token): token is string => Boolean(token)),
+    ethUsdFeed: config.ETH_USD_FEED_ADDRESS,
   };
   let chain: Promise<EvmChain> | undefined;
   const load = () => (chain ??= import('./adapters/evm/chain').then(({ EvmChain }) => new EvmChain(options)));
@@ -83,6 +93,11 @@ const chainFrom = (config: Config): (Chain & { destroy(): void }) | undefined =>
     splitTransfers: async (address, range) => (await load()).splitTransfers(address, range),
     blockNumber: async () => (await load()).blockNumber(),
     relayerBalance: async () => (await load()).relayerBalance(),
+    transaction: async (hash) => (await load()).transaction(hash),
+    paymentsInto: async (splits, range) => (await load()).paymentsInto(splits, range),
+    transfersBetween: async (from, to, range) => (await load()).transfersBetween(from, to, range),
+    ethUsdPrice: async () => (await load()).ethUsdPrice(),
+    distribute: async (split, token) => (await load()).distribute(split, token),
     destroy: () => void chain?.then((loaded) => loaded.destroy()),
   };
 };

@@ -78,6 +78,22 @@ const EnvSchema = z.object({
   SPLIT_FACTORY_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').transform((a) => a.toLowerCase()).optional(),
   /** Pays gas for the service's own transactions (split deployment, x402 settlement). A secret. */
   RELAYER_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key').optional(),
+  /** Blocks a payment needs (its own included) before it counts: 1 on the local chain; Base: 2. */
+  CHAIN_CONFIRMATIONS: z.coerce.number().int().min(1).max(100).default(2),
+  /** Block explorer for links to transactions (`<url>/tx/<hash>`), e.g. https://basescan.org. */
+  CHAIN_EXPLORER_URL: optionalText.pipe(z.url().optional()).transform((url) => url?.replace(/\/+$/, '')),
+  /** Chainlink ETH/USD AggregatorV3 feed; without it ETH is not offered. */
+  ETH_USD_FEED_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').transform((a) => a.toLowerCase()).optional(),
+  /** A feed answer older than this is stale (Chainlink's heartbeat for the feed, plus a margin). */
+  FEED_HEARTBEAT_SECONDS: z.coerce.number().int().positive().default(3_600),
+  /** How far a late ETH payment may fall short of the current price and still count (basis points). */
+  PAYMENT_SLIPPAGE_BPS: z.coerce.number().int().min(0).max(5_000).default(100),
+  /** How long a quote's amount and rate hold. */
+  QUOTE_LOCK_SECONDS: z.coerce.number().int().min(30).max(86_400).default(600),
+  /** An unpaid receipt fails with PORTAL_SESSION_EXPIRED this long after it was made. */
+  RECEIPT_EXPIRY_SECONDS: z.coerce.number().int().min(10).default(86_400),
+  /** Blocks one `eth_getLogs` call of the payment watcher may span. */
+  WATCH_BLOCK_RANGE: z.coerce.number().int().min(1).max(100_000).default(2_000),
   /** Who issues API keys: this service (`local`) or Azure API Management (`apim`). */
   KEY_ISSUER: z.enum(['local', 'apim']).default('local'),
   AZURE_SUBSCRIPTION_ID: z.string().optional(),
@@ -116,6 +132,9 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
   const chainKeys = ['CHAIN_RPC_URL', 'SPLIT_FACTORY_ADDRESS', 'RELAYER_PRIVATE_KEY'] as const;
   if (chainKeys.some((key) => config[key]) && !chainKeys.every((key) => config[key])) {
     missing.push(`${chainKeys.filter((key) => !config[key]).join(', ')}: a chain needs all of ${chainKeys.join(', ')}`);
+  }
+  if (config.CHAIN_RPC_URL && !config.USDC_ADDRESS && !config.USDT_ADDRESS && !config.ETH_USD_FEED_ADDRESS) {
+    missing.push('USDC_ADDRESS, USDT_ADDRESS, ETH_USD_FEED_ADDRESS: a chain needs at least one way to pay');
   }
   if (config.PLATFORM_FEE_BPS + config.PARTNER_FEE_BPS >= 10_000) missing.push('PLATFORM_FEE_BPS + PARTNER_FEE_BPS: must stay below 10000');
   if (config.KEY_ISSUER === 'apim') {

@@ -1,4 +1,5 @@
 import type { Merchant } from '../domain/merchant';
+import type { PayToken } from '../domain/payment';
 import type { PricingConfig } from '../domain/pricing';
 import type { Session } from '../domain/session';
 import type { Plan } from '../domain/subscription';
@@ -43,10 +44,25 @@ export interface Settings {
   platformWallet: string | undefined;
   /** The brand's fees until a platform admin sets them. */
   defaultPricing: { platformFeeBps: number; partnerFeeBps: number; partnerWallet: string | null };
-  /** Tokens a buyer can pay with on the configured chain (ETH is the zero address). */
-  tokens: Array<{ symbol: string; address: string; decimals: number }>;
+  /** Tokens a buyer can pay with on the configured chain (ETH is the zero address; offered only with a price feed). */
+  tokens: PayToken[];
+  payments: PaymentSettings;
   /** Prefix of the webhook headers (`X-Service-Signature`, …). */
   webhookHeaderPrefix: string;
+}
+
+/** How payments are quoted, verified and watched on the deployment's chain. */
+export interface PaymentSettings {
+  confirmations: number;
+  /** Base of transaction links (`<url>/tx/<hash>`); null: no explorer. */
+  explorerUrl: string | null;
+  ethUsdFeed: string | null;
+  feedHeartbeatMs: number;
+  slippageBps: number;
+  quoteLockMs: number;
+  receiptExpiryMs: number;
+  /** Blocks per `eth_getLogs` call of the watcher. */
+  watchBlockRange: number;
 }
 
 /** Everything a use case may call: ports only, built once per process by the composition root. */

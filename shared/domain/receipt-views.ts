@@ -19,6 +19,21 @@ export const ReceiptLineView = z.object({
   unitPriceUsd: z.number().optional(),
 });
 
+export const RefundView = z.object({
+  refundId: z.string(),
+  requestedAt: z.number().int(),
+  amountUsd: z.number(),
+  token: z.string(),
+  tokenAddress: z.string().nullable(),
+  amount: z.string().describe('atomic units to send'),
+  from: z.string(),
+  to: z.string(),
+  uri: z.string().describe('EIP-681 request the merchant wallet can pay'),
+  reason: z.string().nullable(),
+  txHash: z.string().nullable(),
+  refundedAt: z.number().int().nullable(),
+});
+
 export const ReceiptView = z.object({
   receiptId: z.string(),
   status: Status,
@@ -35,6 +50,15 @@ export const ReceiptView = z.object({
   transactionId: z.string().nullable(),
   metadata: z.record(z.string(), z.unknown()).nullable(),
   transactionHash: z.string().nullable(),
+  buyerWallet: z.string().nullable(),
+  token: z.string().nullable(),
+  amountPaid: z.string().nullable().describe("atomic units of `token`"),
+  amountOverpaid: z.string().nullable(),
+  paidAt: z.number().int().nullable(),
+  refunds: z.array(RefundView),
+  refundedUsd: z.number(),
+  stockShortfall: z.array(z.object({ sku: z.string(), missing: z.number().int() })),
+  reconciledTxHash: z.string().nullable(),
 });
 export type ReceiptView = z.output<typeof ReceiptView>;
 
@@ -75,6 +99,8 @@ export const WebhookBody = z.object({
   onrampSessionId: z.string().nullable(),
   isOnrampSessionUnique: z.boolean(),
   token: z.string().nullable(),
+  amountPaid: z.string().nullable(),
+  paidAt: z.number().int().nullable(),
   transactionId: z.string().nullable(),
   metadata: z.record(z.string(), z.unknown()).nullable(),
   brandKey: z.string(),
@@ -98,7 +124,20 @@ export const toReceiptView = (receipt: Receipt, baseUrl: string): ReceiptView =>
   transactionId: receipt.transactionId,
   metadata: receipt.metadata,
   transactionHash: receipt.transactionHash,
+  buyerWallet: receipt.buyerWallet,
+  token: receipt.token,
+  amountPaid: receipt.amountPaid ?? null,
+  amountOverpaid: receipt.amountOverpaid ?? null,
+  paidAt: receipt.paidAt ?? null,
+  refunds: receipt.refunds ?? [],
+  refundedUsd: refundedUsd(receipt),
+  stockShortfall: receipt.stock?.shortfall ?? [],
+  reconciledTxHash: receipt.reconciledTxHash ?? null,
 });
+
+/** What the merchant has refunded (verified on chain), in USD. */
+export const refundedUsd = (receipt: Receipt): number =>
+  (receipt.refunds ?? []).reduce((cents, refund) => cents + (refund.refundedAt !== null ? Math.round(refund.amountUsd * 100) : 0), 0) / 100;
 
 export const failureFields = (receipt: Receipt): FailureFields => {
   const failure = receipt.status === 'failed' ? receipt.failure : null;
@@ -136,6 +175,8 @@ export const toWebhookBody = (receipt: Receipt, timestamp: number): WebhookBody 
   onrampSessionId: receipt.onrampSessionId,
   isOnrampSessionUnique: receipt.isOnrampSessionUnique,
   token: receipt.token,
+  amountPaid: receipt.amountPaid ?? null,
+  paidAt: receipt.paidAt ?? null,
   transactionId: receipt.transactionId,
   metadata: receipt.metadata,
   brandKey: receipt.brandKey,

@@ -1,4 +1,5 @@
 import type { FailureCategory } from './failures';
+import type { PaymentRecord, PayTokenSymbol, Quote } from './payment';
 import type { ReceiptLine } from './pricing';
 
 export const receiptStatuses = [
@@ -86,6 +87,39 @@ export interface Receipt {
   isOnrampSessionUnique: boolean;
   /** SHA-256 of the creation request (POST /api/receipts): a re-send with the same body is idempotent. */
   requestHash: string | null;
+  // Payment facts. Optional: receipts stored before payments existed lack them (read as empty).
+  /** The quotes given to the buyer, oldest first (a few: one per token while its lock runs). */
+  quotes?: Quote[];
+  /** Every transaction looked at for this receipt, whatever was decided. */
+  payments?: PaymentRecord[];
+  /** What paid it, in `token`'s atomic units. */
+  amountPaid?: string | null;
+  /** Atomic units above the quote (kept for the merchant; refundable). */
+  amountOverpaid?: string | null;
+  paidAt?: number | null;
+  /** Stock taken for the receipt's lines when it was paid; `shortfall` what was missing (the money was already in). */
+  stock?: { committedAt: number; shortfall: Array<{ sku: string; missing: number }> } | null;
+  refunds?: Refund[];
+  /** The split distribution that paid the receipt out. */
+  reconciledTxHash?: string | null;
+}
+
+/** A refund the merchant sends from its own wallet to the payer; verified on chain like a payment. */
+export interface Refund {
+  refundId: string;
+  requestedAt: number;
+  amountUsd: number;
+  token: PayTokenSymbol;
+  /** The token contract, lower-case; null for ETH. */
+  tokenAddress: string | null;
+  /** Atomic units to send. */
+  amount: string;
+  from: string;
+  to: string;
+  uri: string;
+  reason: string | null;
+  txHash: string | null;
+  refundedAt: number | null;
 }
 
 type ReceiptCore = Pick<Receipt, 'receiptId' | 'wallet' | 'brandKey' | 'brandName' | 'status' | 'lineItems' | 'totalUsd' | 'customerTotalUsd' | 'jurisdictionCode' | 'taxRate' | 'source' | 'createdBy'>;

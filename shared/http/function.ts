@@ -43,8 +43,17 @@ export class Reply<T = unknown> {
   ) {}
 }
 
+/** A file a route answers (`responseKind: 'asset'`): its type, bytes and cache policy. */
+export class Asset {
+  constructor(
+    readonly contentType: string,
+    readonly body: string | Uint8Array,
+    readonly cacheControl = 'no-store',
+  ) {}
+}
+
 type Input<T> = T extends z.ZodType ? z.output<T> : undefined;
-export type UseCaseCall<Q, B, R, A extends RouteAuth = RouteAuth, P extends string = string> = (context: RequestContext<Q, B, A, P>) => Promise<R | Reply<R>>;
+export type UseCaseCall<Q, B, R, A extends RouteAuth = RouteAuth, P extends string = string> = (context: RequestContext<Q, B, A, P>) => Promise<R | Reply<R> | Asset>;
 
 /**
  * Reads a body stream up to a byte limit: a client streaming gigabytes (chunked, no Content-Length)
@@ -183,6 +192,7 @@ export const httpFunction = <Q extends z.ZodType, B extends z.ZodType, R extends
   call: UseCaseCall<Input<Q>, Input<B>, z.input<R>, A, P>,
 ): HttpFunctionOptions => {
   const html = spec.responseKind === 'html';
+  const asset = spec.responseKind === 'asset';
   const handler: CallHandler = async (request, logError) => {
     const correlationId = correlationIdFor(request.headers.get(CORRELATION_HEADER));
     let limitHeaders: Record<string, string> = {};
@@ -208,6 +218,20 @@ export const httpFunction = <Q extends z.ZodType, B extends z.ZodType, R extends
         correlationId,
       } as RequestContext<Input<Q>, Input<B>, A, P>;
       const result = await call(context);
+      if (asset && result instanceof Asset) {
+        return {
+          status: 200,
+          body: result.body,
+          headers: {
+            'content-type': result.contentType,
+            'cache-control': result.cacheControl,
+            'x-content-type-options': 'nosniff',
+            'cross-origin-resource-policy': 'same-origin',
+            [CORRELATION_HEADER]: correlationId,
+            ...limitHeaders,
+          },
+        };
+      }
       const reply = result instanceof Reply ? result : new Reply(isDegraded(result) ? 200 : (spec.successStatus ?? 200), result);
       const headers = html ? pageHeaders(correlationId, deps.settings.frameAncestors, limitHeaders) : jsonHeaders(correlationId, limitHeaders);
       return {

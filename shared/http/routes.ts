@@ -15,6 +15,10 @@ import { ReceiptView, StatusView } from '../domain/receipt-views';
 import { ReceiptCreateRequest, ReceiptListQuery, ReceiptStatusQuery, ReceiptStatusUpdate } from '../domain/receipt-request';
 import { ShopBranding, ShopConfig, ShopConfigUpdate, ShopLayout, Slug } from '../domain/shop';
 import { Plan, Scope, scopes } from '../domain/subscription';
+import { PaymentAnswer, PaymentSubmission, PortalEvent, PortalView, QuoteRequest, QuoteView } from '../domain/portal-views';
+import { RefundView } from '../domain/receipt-views';
+import { usdAmount } from '../domain/money';
+import { JurisdictionCode } from '../domain/tax-catalog';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -48,8 +52,11 @@ export interface RouteSpec<
   /** The full path; `{param}` segments; fixed segments win over parameters. */
   path: P;
   auth: A;
-  /** `html`: a page (the use case answers markup; security headers; errors as pages). Default: JSON. */
-  responseKind?: 'json' | 'html';
+  /**
+   * `html`: a page (the use case answers markup; security headers; errors as pages). `asset`: a file
+   * (the use case answers an `Asset`: its type, bytes and cache policy). Default: JSON.
+   */
+  responseKind?: 'json' | 'html' | 'asset';
   summary: string;
   query?: Q;
   body?: B;
@@ -467,6 +474,125 @@ export const routes = {
     query: InventoryDeleteQuery,
     response: orDegradedBody(z.object({ ok: z.literal(true), id: z.string() })),
     errors: ['id_required', 'not_found'],
+  }),
+  portalPage: route({
+    name: 'portal-page',
+    method: 'GET',
+    path: '/portal/{id}',
+    auth: { kind: 'portal' },
+    responseKind: 'html',
+    summary: "The buyer's payment page for a receipt (server-rendered; a small script adds wallet payment)",
+    response: z.string(),
+    errors: ['not_found'],
+  }),
+  payPage: route({
+    name: 'pay-page',
+    method: 'GET',
+    path: '/pay/{id}',
+    auth: { kind: 'portal' },
+    responseKind: 'html',
+    summary: 'The payment link of a receipt: the same page as /portal/{id}',
+    response: z.string(),
+    errors: ['not_found'],
+  }),
+  portalAsset: route({
+    name: 'portal-asset',
+    method: 'GET',
+    path: '/portal/assets/{file}',
+    auth: { kind: 'public' },
+    responseKind: 'asset',
+    summary: "The portal's script and stylesheet (content-hashed names, cached for a year)",
+    response: z.string(),
+    errors: ['not_found'],
+  }),
+  portalGet: route({
+    name: 'portal-get',
+    method: 'GET',
+    path: '/api/portal/{id}',
+    auth: { kind: 'portal' },
+    summary: "The buyer's view of a receipt: lines, totals, status, tokens, the open quote and the payment",
+    response: PortalView,
+    errors: ['not_found'],
+  }),
+  portalQuote: route({
+    name: 'portal-quote',
+    method: 'POST',
+    path: '/api/portal/{id}/quote',
+    auth: { kind: 'portal' },
+    summary: 'Fix what the buyer pays in a token for 10 minutes: an amount unique to this receipt, and an EIP-681 URI',
+    body: QuoteRequest,
+    response: z.object({ ok: z.literal(true), quote: QuoteView }),
+    errors: ['not_found', 'invalid_input', 'unsupported_token', 'price_stale', 'receipt_not_payable', 'split_required', 'service_unavailable'],
+  }),
+  portalQr: route({
+    name: 'portal-qr',
+    method: 'GET',
+    path: '/api/portal/{id}/qr.svg',
+    auth: { kind: 'portal' },
+    responseKind: 'asset',
+    summary: "QR code (SVG) of the receipt's open quote as an EIP-681 URI (`?token=`), or of its payment link",
+    query: z.object({ token: z.preprocess(blankAsAbsent, QuoteRequest.shape.token.optional()) }),
+    response: z.string(),
+    errors: ['not_found', 'invalid_input'],
+  }),
+  portalEvents: route({
+    name: 'portal-events',
+    method: 'POST',
+    path: '/api/portal/{id}/events',
+    auth: { kind: 'portal' },
+    summary: "The page's tracking statuses (link_opened … checkout_success) and its last error, never paid or failed",
+    body: PortalEvent,
+    response: z.object({ ok: z.literal(true), status: z.string(), ignored: z.literal(true).optional(), reason: z.string().optional() }),
+    errors: ['not_found', 'invalid_input'],
+  }),
+  portalPayments: route({
+    name: 'portal-payments',
+    method: 'POST',
+    path: '/api/portal/{id}/payments',
+    auth: { kind: 'portal' },
+    summary: 'Report the hash of a payment transaction: the service verifies it on chain and decides paid',
+    body: PaymentSubmission,
+    response: PaymentAnswer,
+    errors: ['not_found', 'invalid_input', 'transaction_not_found', 'transaction_already_used', 'not_a_payment', 'service_unavailable'],
+  }),
+  receiptsRefund: route({
+    name: 'receipts-refund',
+    method: 'POST',
+    path: '/api/receipts/refund',
+    auth: { kind: 'session', role: 'merchant' },
+    summary: 'Ask to refund a paid receipt (all, or amountUsd): answers what to send from your wallet to the payer',
+    body: z.object({
+      id: z.string().min(1).max(64),
+      amountUsd: usdAmount.refine((usd) => usd > 0, 'must be above 0').optional(),
+      reason: z.string().trim().max(500).optional(),
+    }),
+    response: z.object({ ok: z.literal(true), receiptId: z.string(), status: z.string(), refund: RefundView }),
+    errors: ['not_found', 'invalid_input', 'refund_too_large', 'receipt_not_payable', 'conflict'],
+  }),
+  receiptsRefundReport: route({
+    name: 'receipts-refund-report',
+    method: 'POST',
+    path: '/api/receipts/refund/transaction',
+    auth: { kind: 'session', role: 'merchant' },
+    summary: "Report the hash of a refund you sent: verified on chain, then the receipt is refunded",
+    body: z.object({ id: z.string().min(1).max(64), txHash: PaymentSubmission.shape.txHash }),
+    response: z.object({ ok: z.literal(true), receiptId: z.string(), status: z.string(), outcome: z.enum(['refunded', 'unconfirmed', 'pending']) }),
+    errors: ['not_found', 'invalid_input', 'transaction_not_found', 'transaction_already_used', 'not_a_payment', 'conflict', 'service_unavailable'],
+  }),
+  receiptsTerminal: route({
+    name: 'receipts-terminal',
+    method: 'POST',
+    path: '/api/receipts/terminal',
+    auth: { kind: 'key', scope: 'receipts:write' },
+    summary: 'Point of sale: an amount becomes a receipt (one line, Tax, Processing Fee) with its payment link and QR code',
+    body: z.object({
+      amountUsd: usdAmount.refine((usd) => usd >= 0.01, 'must be at least 0.01'),
+      label: z.string().trim().min(1).max(200).optional(),
+      jurisdictionCode: JurisdictionCode.optional(),
+    }),
+    response: z.object({ ok: z.literal(true), receipt: ReceiptView, paymentUrl: z.string(), qrUrl: z.string() }),
+    successStatus: 201,
+    errors: ['invalid_input', 'split_required'],
   }),
 };
 

@@ -1,5 +1,6 @@
 /** The EVM chain as the service uses it: split contracts and the payments around them. */
 import type { SplitRole } from '../domain/merchant';
+import type { FeedPrice, MinedTransaction, ValueMove } from '../domain/payment';
 
 export type { SplitRole };
 
@@ -44,4 +45,23 @@ export interface Chain {
   blockNumber(): Promise<number>;
   /** The relayer wallet's native balance (wei): it pays gas for the service's own transactions. */
   relayerBalance(): Promise<bigint>;
+  /**
+   * A transaction by hash with the value it moved (configured tokens' `Transfer` logs, ETH received
+   * by splits): `pending` while not mined, undefined when the node does not know the hash.
+   */
+  transaction(hash: string): Promise<MinedTransaction | 'pending' | undefined>;
+  /** Payments into any of these splits in the range (tokens' `Transfer` logs and splits' `PaymentReceived`), oldest first. */
+  paymentsInto(splits: readonly string[], range: { fromBlock: number; toBlock: number }): Promise<ChainMove[]>;
+  /** Configured-token transfers from one address to another in the range (refunds), oldest first. */
+  transfersBetween(from: string, to: string, range: { fromBlock: number; toBlock: number }): Promise<ChainMove[]>;
+  /** The ETH/USD feed's latest answer (Chainlink `AggregatorV3.latestRoundData`). */
+  ethUsdPrice(): Promise<FeedPrice>;
+  /** Has the relayer call `distribute(token)` on the split (token: zero address for ETH); resolves once mined. */
+  distribute(split: string, token: string): Promise<{ txHash: string; blockNumber: number }>;
+}
+
+/** A value move with where it happened. */
+export interface ChainMove extends ValueMove {
+  txHash: string;
+  blockNumber: number;
 }

@@ -13,4 +13,9 @@ export interface ReceiptRepository extends DocumentCollection<Receipt> {
   listByWallet(wallet: string, query: { limit: number; cursor?: string; status?: ReceiptStatus }): Promise<ReceiptPage>;
   /** Receipts whose status events were written but not yet queued (the events relay's work; cross-partition, rare). */
   withPendingEvents(limit: number): Promise<Receipt[]>;
+  /**
+   * Receipts in any of these statuses across all merchants, oldest first (the timers' work: expiry,
+   * reconciliation, refunds); `createdBefore` narrows to those made earlier (Unix ms).
+   */
+  inStatuses(statuses: readonly ReceiptStatus[], query: { limit: number; createdBefore?: number }): Promise<Receipt[]>;
 }

@@ -49,4 +49,19 @@ export class CosmosReceiptRepository extends CosmosCollection<Receipt> implement
     );
     return resources.map((document) => fromDocument<Receipt>(document).value);
   }
+
+  async inStatuses(statuses: readonly ReceiptStatus[], query: { limit: number; createdBefore?: number }) {
+    const parameters: SqlParameter[] = [{ name: '@n', value: query.limit }, { name: '@statuses', value: [...statuses] }];
+    const clauses = ['ARRAY_CONTAINS(@statuses, c.status)'];
+    if (query.createdBefore !== undefined) {
+      clauses.push('c.createdAt < @before');
+      parameters.push({ name: '@before', value: query.createdBefore });
+    }
+    const { resources } = await cosmosCall(() =>
+      this.container.items
+        .query<Record<string, unknown>>({ query: `SELECT TOP @n * FROM c WHERE ${clauses.join(' AND ')} ORDER BY c.createdAt ASC`, parameters })
+        .fetchAll(),
+    );
+    return resources.map((document) => fromDocument<Receipt>(document).value);
+  }
 }

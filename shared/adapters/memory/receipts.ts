@@ -22,4 +22,11 @@ export class MemoryReceiptRepository extends MemoryCollection<Receipt> implement
       .filter((receipt) => receipt.pendingEvents.length > 0)
       .slice(0, limit);
   }
+
+  async inStatuses(statuses: readonly ReceiptStatus[], query: { limit: number; createdBefore?: number }) {
+    return this.all()
+      .filter((receipt) => statuses.includes(receipt.status) && (query.createdBefore === undefined || receipt.createdAt < query.createdBefore))
+      .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))
+      .slice(0, query.limit);
+  }
 }

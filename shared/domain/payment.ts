@@ -1,0 +1,237 @@
+/**
+ * Paying a receipt on chain: what a quote fixes, how a token amount is made from a USD total, and
+ * the rules that decide whether a transaction pays a receipt. Pure: the chain's facts come in as
+ * values, the decision goes out as a value; the use cases in shared/app/payments do the I/O.
+ */
+import { z } from 'zod';
+
+export const payTokens = ['USDC', 'USDT', 'ETH'] as const;
+export type PayTokenSymbol = (typeof payTokens)[number];
+export const PayTokenSymbol = z.enum(payTokens);
+
+export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+
+/** A token a buyer can pay with on the deployment's chain (ETH: the zero address, no contract). */
+export interface PayToken {
+  symbol: PayTokenSymbol;
+  address: string;
+  decimals: number;
+}
+
+/** A price from the ETH/USD feed: `answer` USD per ETH with `decimals` decimals; `updatedAt` Unix ms. */
+export interface FeedPrice {
+  answer: bigint;
+  decimals: number;
+  updatedAt: number;
+}
+
+/** What the buyer pays, fixed for the lock: the amount is unique among the split's open quotes of that token. */
+export interface Quote {
+  quoteId: string;
+  token: PayTokenSymbol;
+  /** The token contract, lower-case; null for ETH. */
+  tokenAddress: string | null;
+  chainId: number;
+  /** The merchant's split, lower-case. */
+  payTo: string;
+  /** Atomic units, decimal string. */
+  amount: string;
+  decimals: number;
+  /** The USD the amount stands for (the customer total). */
+  usd: number;
+  /** USD per whole token when the quote was made (1 for the stablecoins). */
+  rate: number;
+  createdAt: number;
+  expiresAt: number;
+  /** EIP-681 payment request: what the QR code holds, so a phone wallet pays without the page. */
+  uri: string;
+}
+
+/** How many distinct tags a quote amount can carry (each below one cent). */
+export const TAG_SLOTS = 9_999;
+
+const pow10 = (n: number) => 10n ** BigInt(n);
+
+/** Atomic units per cent of USD for a token at a price (`answer` / 10^decimals USD per token); rounded up. */
+const unitsPerCent = (decimals: number, price: { answer: bigint; decimals: number }): bigint => {
+  const numerator = pow10(decimals) * pow10(price.decimals);
+  const denominator = 100n * price.answer;
+  return (numerator + denominator - 1n) / denominator;
+};
+
+const STABLE_PRICE = { answer: 1n, decimals: 0 };
+
+/**
+ * The atomic amount for `cents` of USD, before the tag: the stablecoins count 1:1; ETH at the feed's
+ * price, rounded up so the merchant never receives less than the total.
+ */
+export const baseAmount = (token: PayToken, cents: number, price?: FeedPrice): bigint => {
+  if (!Number.isSafeInteger(cents) || cents < 0) throw new RangeError('cents must be a non-negative integer');
+  if (token.symbol !== 'ETH') return BigInt(cents) * pow10(token.decimals - 2);
+  if (!price || price.answer <= 0n) throw new RangeError('ETH needs a positive feed price');
+  const numerator = BigInt(cents) * pow10(token.decimals) * pow10(price.decimals);
+  const denominator = 100n * price.answer;
+  return (numerator + denominator - 1n) / denominator;
+};
+
+/**
+ * The unit of a quote's tag: `TAG_SLOTS` tags together stay below one cent, so the tag never costs
+ * the buyer a cent and still tells apart up to 9,999 open quotes of one total.
+ */
+export const tagUnit = (token: PayToken, price?: FeedPrice): bigint => {
+  const perCent = unitsPerCent(token.decimals, token.symbol === 'ETH' ? price! : STABLE_PRICE);
+  const unit = perCent / BigInt(TAG_SLOTS + 1);
+  return unit > 0n ? unit : 1n;
+};
+
+/** The quoted amount with tag number `slot` (1 … TAG_SLOTS). */
+export const taggedAmount = (token: PayToken, cents: number, slot: number, price?: FeedPrice): bigint => {
+  if (!Number.isInteger(slot) || slot < 1 || slot > TAG_SLOTS) throw new RangeError(`slot must be 1–${TAG_SLOTS}`);
+  return baseAmount(token, cents, price) + BigInt(slot) * tagUnit(token, price);
+};
+
+/** USD per whole token, as a number for display (the quote's `rate`). */
+export const rateOf = (token: PayToken, price?: FeedPrice): number =>
+  token.symbol === 'ETH' ? Number(price!.answer) / 10 ** price!.decimals : 1;
+
+/** A feed answer older than its heartbeat (or from the future) is not a price. */
+export const isStale = (price: FeedPrice, now: number, heartbeatMs: number): boolean =>
+  price.answer <= 0n || now - price.updatedAt > heartbeatMs || price.updatedAt - now > 60_000;
+
+/** EIP-681: ETH as `ethereum:<to>@<chain>?value=<wei>`, a token as a `transfer(address,uint256)` call. */
+export const paymentUri = (input: { chainId: number; payTo: string; tokenAddress: string | null; amount: string }): string =>
+  input.tokenAddress
+    ? `ethereum:${input.tokenAddress}@${input.chainId}/transfer?address=${input.payTo}&uint256=${input.amount}`
+    : `ethereum:${input.payTo}@${input.chainId}?value=${input.amount}`;
+
+/** An amount in atomic units shown in whole tokens, without trailing zeros ("52.020001", "0.0173"). */
+export const formatUnits = (amount: string | bigint, decimals: number): string => {
+  const value = BigInt(amount);
+  const negative = value < 0n;
+  const digits = (negative ? -value : value).toString().padStart(decimals + 1, '0');
+  const whole = digits.slice(0, digits.length - decimals);
+  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '');
+  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
+};
+
+export const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
+export const TxHash = z
+  .string()
+  .regex(TX_HASH, 'must be a 0x-prefixed 32-byte transaction hash')
+  .transform((hash) => hash.toLowerCase());
+
+/** A value moved in a transaction: an ERC-20 `Transfer` log, or ETH (token = the zero address). */
+export interface ValueMove {
+  token: string;
+  from: string;
+  to: string;
+  amount: string;
+  logIndex: number;
+}
+
+/** A mined transaction as the verification rules need it. */
+export interface MinedTransaction {
+  hash: string;
+  /** 1 success, 0 reverted. */
+  status: 0 | 1;
+  from: string;
+  /** The called contract or the ETH recipient, lower-case; null for a deployment. */
+  to: string | null;
+  blockNumber: number;
+  /** Unix seconds, as blocks carry it. */
+  blockTimestamp: number;
+  /** Token transfers (configured tokens) and ETH received by a split, in log order. */
+  moves: ValueMove[];
+}
+
+/** One transaction the service looked at for a receipt, whatever it decided. */
+export interface PaymentRecord {
+  txHash: string;
+  token: PayTokenSymbol | null;
+  payer: string;
+  /** Atomic units received by the split (0 when none). */
+  amount: string;
+  blockNumber: number;
+  outcome: 'paid' | 'overpaid' | 'underpaid' | 'slippage' | 'reverted';
+  at: number;
+}
+
+export interface PaymentRules {
+  confirmations: number;
+  /** Tolerance for a payment after its quote's lock, in basis points (100 = 1 %). */
+  slippageBps: number;
+}
+
+export type Judgement =
+  | { kind: 'unconfirmed'; confirmations: number; required: number }
+  | { kind: 'reverted' }
+  | { kind: 'not_a_payment'; reason: string }
+  | { kind: 'before_receipt' }
+  | { kind: 'underpaid'; quote: Quote; received: bigint; expected: bigint; payer: string }
+  | { kind: 'paid'; quote: Quote; received: bigint; expected: bigint; overpaid: bigint; payer: string; late: boolean }
+  | { kind: 'slippage'; quote: Quote; received: bigint; expected: bigint; payer: string };
+
+export interface JudgeInput {
+  tx: MinedTransaction;
+  head: number;
+  receipt: { createdAt: number; split: string; cents: number; quotes: readonly Quote[] };
+  /** What the receipt already received of each token address from earlier underpayments. */
+  earlier: Readonly<Record<string, bigint>>;
+  rules: PaymentRules;
+  tokens: readonly PayToken[];
+  /** The feed now, for a payment in ETH after its quote's lock (undefined: not available). */
+  priceNow?: FeedPrice;
+}
+
+const lower = (text: string) => text.toLowerCase();
+
+/**
+ * Does this transaction pay this receipt? Every rule of a payment, in order: mined with enough
+ * confirmations; succeeded; moved a quoted token (or ETH) to the receipt's split; mined no earlier
+ * than the receipt was made; covers the quoted amount (within the lock) or, after it, the amount at
+ * the current price less the slippage tolerance. Less than quoted leaves the receipt unpaid.
+ */
+export const judgePayment = (input: JudgeInput): Judgement => {
+  const { tx, head, receipt, rules } = input;
+  const confirmations = head - tx.blockNumber + 1;
+  if (confirmations < rules.confirmations) return { kind: 'unconfirmed', confirmations: Math.max(0, confirmations), required: rules.confirmations };
+  const split = lower(receipt.split);
+  if (tx.status !== 1) {
+    const aimed = tx.to !== null && (lower(tx.to) === split || input.tokens.some((token) => token.symbol !== 'ETH' && lower(token.address) === lower(tx.to!)));
+    return aimed ? { kind: 'reverted' } : { kind: 'not_a_payment', reason: 'the transaction reverted and was not a payment to this receipt' };
+  }
+  // The token is the newest quote's whose token reached the split in this transaction.
+  const received = new Map<string, bigint>();
+  const payerOf = new Map<string, string>();
+  for (const move of tx.moves) {
+    if (lower(move.to) !== split) continue;
+    const token = lower(move.token);
+    received.set(token, (received.get(token) ?? 0n) + BigInt(move.amount));
+    if (!payerOf.has(token)) payerOf.set(token, lower(move.from));
+  }
+  const quote = [...receipt.quotes]
+    .sort((a, b) => b.createdAt - a.createdAt)
+    .find((candidate) => received.has(lower(candidate.tokenAddress ?? ZERO_ADDRESS)));
+  if (!quote) return { kind: 'not_a_payment', reason: 'the transaction moved no quoted token to this receipt’s split' };
+  if (tx.blockTimestamp < Math.floor(receipt.createdAt / 1000)) return { kind: 'before_receipt' };
+
+  const tokenAddress = lower(quote.tokenAddress ?? ZERO_ADDRESS);
+  const total = (received.get(tokenAddress) ?? 0n) + (input.earlier[tokenAddress] ?? 0n);
+  const payer = payerOf.get(tokenAddress) ?? lower(tx.from);
+  const quoted = BigInt(quote.amount);
+  const late = tx.blockTimestamp * 1000 > quote.expiresAt;
+  if (!late) {
+    if (total < quoted) return { kind: 'underpaid', quote, received: total, expected: quoted, payer };
+    return { kind: 'paid', quote, received: total, expected: quoted, overpaid: total - quoted, payer, late };
+  }
+  // After the lock: the stablecoins keep their price; ETH is measured against the feed now.
+  const token = input.tokens.find((candidate) => lower(candidate.address) === tokenAddress);
+  let required = quoted;
+  if (quote.token === 'ETH') {
+    if (!input.priceNow || !token) return { kind: 'slippage', quote, received: total, expected: quoted, payer };
+    required = baseAmount(token, receipt.cents, input.priceNow);
+  }
+  const floor = (required * BigInt(10_000 - rules.slippageBps)) / 10_000n;
+  if (total >= floor) return { kind: 'paid', quote, received: total, expected: required, overpaid: total > quoted ? total - quoted : 0n, payer, late };
+  return quote.token === 'ETH' ? { kind: 'slippage', quote, received: total, expected: required, payer } : { kind: 'underpaid', quote, received: total, expected: required, payer };
+};
