@@ -22,8 +22,25 @@ export interface StatusRequest {
   /** When the request was accepted, if earlier than now (an outbox entry): a receipt changed since is not moved. */
   acceptedAt?: number;
   /** Payment facts that come with the change (set by the service: hash, buyer, token). */
-  facts?: Partial<Pick<Receipt, 'transactionHash' | 'buyerWallet' | 'token' | 'onrampSessionId' | 'onrampSourceAmountUsd' | 'isOnrampSessionUnique'>>;
+  facts?: Partial<Pick<Receipt, PaymentFact>>;
 }
+
+/** Receipt fields a status change may set with it (only the service's use cases pass them). */
+type PaymentFact =
+  | 'transactionHash'
+  | 'buyerWallet'
+  | 'token'
+  | 'onrampSessionId'
+  | 'onrampSourceAmountUsd'
+  | 'isOnrampSessionUnique'
+  | 'quotes'
+  | 'payments'
+  | 'amountPaid'
+  | 'amountOverpaid'
+  | 'paidAt'
+  | 'stock'
+  | 'refunds'
+  | 'reconciledTxHash';
 
 export type StatusOutcome = { ok: true; receipt: Receipt; ignored?: undefined } | { ok: true; ignored: true; reason: string; receipt: Receipt };
 

@@ -36,7 +36,8 @@ export const decideTransition = (current: ReceiptStatus, next: ReceiptStatus): S
   if (current === 'failed') {
     return trackingOrder.includes(next) || next === 'paid' ? { apply: true } : { apply: false, reason: `a failed receipt cannot become ${next}` };
   }
-  if (next === 'refund_requested') return current === 'paid' || current === 'reconciled' ? { apply: true } : { apply: false, reason: `a ${current} receipt cannot be refunded` };
+  // A partly refunded receipt may be refunded again (the refund use case checks what is left).
+  if (next === 'refund_requested') return current === 'paid' || current === 'reconciled' || current === 'refunded' ? { apply: true } : { apply: false, reason: `a ${current} receipt cannot be refunded` };
   if (next === 'refunded') return current === 'refund_requested' ? { apply: true } : { apply: false, reason: 'refunded follows refund_requested' };
   if (current === 'refund_requested' || current === 'refunded') return { apply: false, reason: `${current} is final` };
   if (next === 'reconciled' && current !== 'paid') return { apply: false, reason: 'reconciled follows paid' };

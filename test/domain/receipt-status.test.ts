@@ -18,6 +18,7 @@ describe('the receipt state machine', () => {
     ['paid', 'refund_requested'],
     ['reconciled', 'refund_requested'],
     ['refund_requested', 'refunded'],
+    ['refunded', 'refund_requested'],
   ])('applies %s → %s', (from, to) => {
     expect(decideTransition(from, to)).toEqual({ apply: true });
   });
