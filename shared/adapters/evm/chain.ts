@@ -13,7 +13,8 @@ import {
   type Log,
   type TransactionReceipt,
 } from 'ethers';
-import type { Chain, DeployedSplit, SplitPayee, SplitTransfer } from '../../ports/chain';
+import type { FeedPrice, MinedTransaction, ValueMove } from '../../domain/payment';
+import type { Chain, ChainMove, DeployedSplit, SplitPayee, SplitTransfer } from '../../ports/chain';
 import { DependencyUnavailableError } from '../../ports/errors';
 import { splitArtifact, splitFactoryArtifact } from './artifacts';
 import { createProvider, createRelayer, type RelayerSigner } from './provider';
@@ -49,13 +50,22 @@ export interface EvmChainOptions {
   splitFactory: string;
   /** ERC-20 contracts whose transfers into a split count as payments (USDC, USDT). */
   tokens: string[];
+  /** Chainlink ETH/USD AggregatorV3 feed; without it `ethUsdPrice` throws. */
+  ethUsdFeed?: string;
   /** Share one provider with other adapters; by default the chain makes its own. */
   provider?: JsonRpcProvider;
 }
 
+type BlockRange = { fromBlock: number; toBlock: number };
+
 const splitInterface = new Interface(splitArtifact.abi);
 const factoryInterface = new Interface(splitFactoryArtifact.abi);
 const erc20Interface = new Interface(['event Transfer(address indexed from, address indexed to, uint256 value)']);
+// Chainlink's AggregatorV3Interface, the part the service reads.
+const feedInterface = new Interface([
+  'function decimals() view returns (uint8)',
+  'function latestRoundData() view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)',
+]);
 
 const topicOf = (iface: Interface, event: string): string => {
   const fragment = iface.getEvent(event);
@@ -125,6 +135,8 @@ export class EvmChain implements Chain {
   private readonly factoryAddress: string;
   private readonly tokens: string[];
   private readonly ownsProvider: boolean;
+  private readonly feed?: Contract;
+  private feedDecimals?: number;
   private expectedSplitCode?: Promise<string>;
 
   constructor(options: EvmChainOptions) {
@@ -135,6 +147,7 @@ export class EvmChain implements Chain {
     this.factoryAddress = checked(options.splitFactory);
     this.factory = new Contract(this.factoryAddress, factoryCallInterface, this.relayer);
     this.tokens = options.tokens.map(checked);
+    if (options.ethUsdFeed) this.feed = new Contract(checked(options.ethUsdFeed), feedInterface, this.provider);
   }
 
   deploySplit(payees: SplitPayee[]): Promise<DeployedSplit> {
@@ -189,6 +202,71 @@ export class EvmChain implements Chain {
     });
   }
 
+  transaction(hash: string): Promise<MinedTransaction | 'pending' | undefined> {
+    return this.guard(async () => {
+      const tx = await this.provider.getTransaction(hash);
+      if (!tx) return undefined;
+      if (tx.blockNumber === null) return 'pending';
+      const receipt = await this.provider.getTransactionReceipt(hash);
+      // Mined a moment ago and reorganized away since: as good as not mined yet.
+      if (!receipt) return 'pending';
+      const block = await this.provider.getBlock(receipt.blockHash);
+      if (!block) return 'pending';
+      const status = receipt.status === 1 ? 1 : 0;
+      const to = tx.to === null ? null : lower(tx.to);
+      const moves: ValueMove[] = [];
+      if (status === 1 && to !== null && tx.value > 0n) moves.push({ token: ZeroAddress, from: lower(tx.from), to, amount: tx.value.toString(), logIndex: -1 });
+      for (const log of receipt.logs) {
+        // ETH sent straight to a split is the transaction's own value, already counted above.
+        if (log.topics[0] === PAYMENT_RECEIVED && lower(log.address) === to) continue;
+        const move = this.moveOf(log);
+        if (move) moves.push(move);
+      }
+      return { hash: lower(receipt.hash), status, from: lower(tx.from), to, blockNumber: receipt.blockNumber, blockTimestamp: block.timestamp, moves };
+    });
+  }
+
+  paymentsInto(splits: readonly string[], range: BlockRange): Promise<ChainMove[]> {
+    if (splits.length === 0) return Promise.resolve([]);
+    return this.guard(async () => {
+      const addresses = splits.map((split) => lower(checked(split)));
+      const [transfers, received] = await Promise.all([
+        this.tokens.length === 0
+          ? Promise.resolve([])
+          : this.provider.getLogs({ ...range, address: this.tokens, topics: [TRANSFER, null, addresses.map((split) => zeroPadValue(split, 32))] }),
+        this.provider.getLogs({ ...range, address: addresses, topics: [PAYMENT_RECEIVED] }),
+      ]);
+      return this.chainMoves([...transfers, ...received]);
+    });
+  }
+
+  transfersBetween(from: string, to: string, range: BlockRange): Promise<ChainMove[]> {
+    if (this.tokens.length === 0) return Promise.resolve([]);
+    return this.guard(async () => {
+      const topics = [TRANSFER, zeroPadValue(lower(checked(from)), 32), zeroPadValue(lower(checked(to)), 32)];
+      return this.chainMoves(await this.provider.getLogs({ ...range, address: this.tokens, topics }));
+    });
+  }
+
+  ethUsdPrice(): Promise<FeedPrice> {
+    return this.guard(async () => {
+      const feed = this.feed;
+      if (!feed) throw new Error('no ETH/USD feed is configured (ETH_USD_FEED_ADDRESS)');
+      const [round, decimals] = await Promise.all([feed.getFunction('latestRoundData').staticCall(), this.decimalsOf(feed)]);
+      return { answer: round[1] as bigint, decimals, updatedAt: Number(round[3]) * 1000 };
+    });
+  }
+
+  distribute(split: string, token: string): Promise<{ txHash: string; blockNumber: number }> {
+    return this.guard(async () => {
+      const contract = new Contract(checked(split), splitInterface, this.relayer);
+      const tx = await contract.getFunction('distribute').send(checked(token));
+      const receipt = await tx.wait(1, MINE_TIMEOUT_MS);
+      if (!receipt) throw new Error('the distribution was not mined');
+      return { txHash: receipt.hash, blockNumber: receipt.blockNumber };
+    });
+  }
+
   blockNumber(): Promise<number> {
     return this.guard(() => this.provider.getBlockNumber());
   }
@@ -211,6 +289,38 @@ export class EvmChain implements Chain {
     // A failed read (the node was down) must not be remembered.
     this.expectedSplitCode.catch(() => (this.expectedSplitCode = undefined));
     return this.expectedSplitCode;
+  }
+
+  /** A feed's decimals never change: read once. */
+  private async decimalsOf(feed: Contract): Promise<number> {
+    this.feedDecimals ??= Number(await feed.getFunction('decimals').staticCall());
+    return this.feedDecimals;
+  }
+
+  /** A configured token's `Transfer` or a split's `PaymentReceived` as a value move; other logs are not. */
+  private moveOf(log: Log): ValueMove | undefined {
+    const token = lower(log.address);
+    if (log.topics[0] === TRANSFER && log.topics.length === 3 && this.tokens.some((configured) => lower(configured) === token)) {
+      const event = erc20Interface.parseLog(log);
+      if (!event) return undefined;
+      return { token, from: lower(event.args[0]), to: lower(event.args[1]), amount: event.args[2].toString(), logIndex: log.index };
+    }
+    if (log.topics[0] === PAYMENT_RECEIVED) {
+      const event = splitInterface.parseLog(log);
+      if (!event) return undefined;
+      return { token: ZeroAddress, from: lower(event.args[0]), to: token, amount: event.args[1].toString(), logIndex: log.index };
+    }
+    return undefined;
+  }
+
+  private chainMoves(logs: Log[]): ChainMove[] {
+    return logs
+      .filter((log) => !log.removed)
+      .flatMap((log) => {
+        const move = this.moveOf(log);
+        return move ? [{ ...move, txHash: log.transactionHash, blockNumber: log.blockNumber }] : [];
+      })
+      .sort((a, b) => a.blockNumber - b.blockNumber || a.logIndex - b.logIndex);
   }
 
   /** The split exists: find the transaction that created it, from its `SplitCreated` log. */
