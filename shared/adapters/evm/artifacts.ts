@@ -3,6 +3,7 @@
  * imports, so the Functions bundle carries them and needs no compiler or file access at run time.
  */
 import type { InterfaceAbi } from 'ethers';
+import mockAggregatorJson from '../../../contracts/artifacts/MockAggregatorV3.json';
 import splitJson from '../../../contracts/artifacts/Split.json';
 import splitFactoryJson from '../../../contracts/artifacts/SplitFactory.json';
 import testUsdcJson from '../../../contracts/artifacts/TestUSDC.json';
@@ -20,3 +21,5 @@ export const splitFactoryArtifact: ContractArtifact = splitFactoryJson;
 /** Test tokens: deployed on the local chain only. */
 export const testUsdcArtifact: ContractArtifact = testUsdcJson;
 export const testUsdtArtifact: ContractArtifact = testUsdtJson;
+/** The local chain's ETH/USD feed, with an answer its deployer sets. */
+export const mockAggregatorArtifact: ContractArtifact = mockAggregatorJson;
