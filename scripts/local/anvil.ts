@@ -34,6 +34,13 @@ export const ANVIL_ACCOUNTS = [
 
 /** Account 0 deploys the local contracts and relays transactions (so its nonces are the relayer's). */
 export const ANVIL_RELAYER = ANVIL_ACCOUNTS[0];
+/**
+ * Account 4 deploys the ETH/USD feed with its first transaction (so the feed's address is fixed),
+ * sets its answer and mints the buyers' test tokens: none of that takes the relayer's nonces.
+ */
+export const ANVIL_FEED_OWNER = ANVIL_ACCOUNTS[4];
+/** Accounts 5–9: buyers, each funded with test USDC and USDT (and anvil's ETH). */
+export const ANVIL_BUYERS = ANVIL_ACCOUNTS.slice(5);
 
 export interface AnvilOptions {
   /** Load the chain from this file when it exists, and save it there on close: a restart keeps deployments. */

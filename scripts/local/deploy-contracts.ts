@@ -1,13 +1,30 @@
-/** Deploys the contracts the local stack needs (test tokens and the split factory) onto anvil. */
-import { ContractFactory, Wallet, getCreateAddress } from 'ethers';
-import { splitFactoryArtifact, testUsdcArtifact, testUsdtArtifact, type ContractArtifact } from '../../shared/adapters/evm/artifacts';
+/**
+ * Deploys the contracts the local stack needs (test tokens, the split factory, the ETH/USD feed)
+ * onto anvil, and funds the buyer accounts with test tokens.
+ */
+import { Contract, ContractFactory, Wallet, getCreateAddress, type JsonRpcProvider } from 'ethers';
+import {
+  mockAggregatorArtifact,
+  splitFactoryArtifact,
+  testUsdcArtifact,
+  testUsdtArtifact,
+  type ContractArtifact,
+} from '../../shared/adapters/evm/artifacts';
 import { createProvider } from '../../shared/adapters/evm/provider';
+import { ANVIL_BUYERS, ANVIL_FEED_OWNER } from './anvil';
 
 export interface LocalContracts {
   usdc: string;
   usdt: string;
   splitFactory: string;
+  /** MockAggregatorV3, owned by ANVIL_FEED_OWNER. */
+  ethUsdFeed: string;
 }
+
+/** The feed's first answer: 3000 USD per ETH, with the feed's 8 decimals. */
+export const INITIAL_ETH_USD = 3_000n * 10n ** 8n;
+/** What each buyer holds of each test token (6 decimals): 10,000. */
+export const BUYER_TOKENS = 10_000n * 10n ** 6n;
 
 // The deployment order fixes the addresses: the relayer's first three nonces, in the order of LocalContracts.
 const ORDER: ContractArtifact[] = [testUsdcArtifact, testUsdtArtifact, splitFactoryArtifact];
@@ -25,34 +42,77 @@ const fetchChainId = async (rpcUrl: string): Promise<number> => {
 
 /**
  * Deploys TestUSDC, TestUSDT and the SplitFactory (which creates the Split implementation) from the
- * relayer account, or finds them: on a chain restored from its state file, where this relayer's first
- * three transactions deployed them, the same addresses are returned and nothing is sent.
+ * relayer account and the ETH/USD feed from ANVIL_FEED_OWNER, or finds them: on a chain restored from
+ * its state file, where these accounts' first transactions deployed them, the same addresses are
+ * returned and nothing is sent. Then tops up each buyer to BUYER_TOKENS of each test token.
  */
 export const deployLocalContracts = async (rpcUrl: string, relayerPrivateKey: string): Promise<LocalContracts> => {
   const provider = createProvider(rpcUrl, await fetchChainId(rpcUrl));
   try {
-    const relayer = new Wallet(relayerPrivateKey, provider);
-    const expected = ORDER.map((artifact, nonce) => ({ artifact, address: getCreateAddress({ from: relayer.address, nonce }) }));
-    const codes = await Promise.all(expected.map(({ address }) => provider.getCode(address)));
-    if (codes.every((code) => code !== '0x')) return addresses(expected.map(({ address }) => address));
-
-    // Explicit nonces: the three deployments go out together and still land in this order.
-    const first = await provider.getTransactionCount(relayer.address, 'pending');
-    const deployed = await Promise.all(
-      ORDER.map(async (artifact, offset) => {
-        const factory = new ContractFactory(artifact.abi, artifact.bytecode, relayer);
-        const contract = await factory.deploy({ nonce: first + offset });
-        await contract.waitForDeployment();
-        return contract.getAddress();
-      }),
-    );
-    return addresses(deployed);
+    const feedOwner = new Wallet(ANVIL_FEED_OWNER.privateKey, provider);
+    const [[usdc, usdt, splitFactory], ethUsdFeed] = await Promise.all([
+      deployRelayerContracts(provider, new Wallet(relayerPrivateKey, provider)),
+      deployFeed(provider, feedOwner),
+    ]);
+    if (!usdc || !usdt || !splitFactory) throw new Error('a local contract has no address');
+    const contracts = { usdc: lower(usdc), usdt: lower(usdt), splitFactory: lower(splitFactory), ethUsdFeed: lower(ethUsdFeed) };
+    await fundBuyers(feedOwner, [contracts.usdc, contracts.usdt]);
+    return contracts;
   } finally {
     provider.destroy();
   }
 };
 
-const addresses = ([usdc, usdt, splitFactory]: string[]): LocalContracts => {
-  if (!usdc || !usdt || !splitFactory) throw new Error('a local contract has no address');
-  return { usdc: usdc.toLowerCase(), usdt: usdt.toLowerCase(), splitFactory: splitFactory.toLowerCase() };
+const lower = (address: string) => address.toLowerCase();
+
+const deployRelayerContracts = async (provider: JsonRpcProvider, relayer: Wallet): Promise<string[]> => {
+  const expected = ORDER.map((_, nonce) => getCreateAddress({ from: relayer.address, nonce }));
+  const codes = await Promise.all(expected.map((address) => provider.getCode(address)));
+  if (codes.every((code) => code !== '0x')) return expected;
+
+  // Explicit nonces: the three deployments go out together and still land in this order.
+  const first = await provider.getTransactionCount(relayer.address, 'pending');
+  return Promise.all(
+    ORDER.map(async (artifact, offset) => {
+      const factory = new ContractFactory(artifact.abi, artifact.bytecode, relayer);
+      const contract = await factory.deploy({ nonce: first + offset });
+      await contract.waitForDeployment();
+      return contract.getAddress();
+    }),
+  );
+};
+
+/** The feed is the owner's first transaction, so its address is known without asking anything but its code. */
+const deployFeed = async (provider: JsonRpcProvider, owner: Wallet): Promise<string> => {
+  const address = getCreateAddress({ from: owner.address, nonce: 0 });
+  if ((await provider.getCode(address)) !== '0x') return address;
+  if ((await provider.getTransactionCount(owner.address, 'pending')) !== 0) {
+    throw new Error(`anvil account ${owner.address} has sent transactions but deployed no ETH/USD feed at ${lower(address)}`);
+  }
+  const factory = new ContractFactory(mockAggregatorArtifact.abi, mockAggregatorArtifact.bytecode, owner);
+  const feed = await factory.deploy(INITIAL_ETH_USD, { nonce: 0 });
+  await feed.waitForDeployment();
+  return feed.getAddress();
+};
+
+/** Mints only what a buyer lacks of BUYER_TOKENS: a restart of a restored chain mints nothing. */
+const fundBuyers = async (minter: Wallet, tokens: string[]) => {
+  const owed = await Promise.all(
+    tokens.flatMap((token) =>
+      ANVIL_BUYERS.map(async (buyer) => {
+        const contract = new Contract(token, testUsdcArtifact.abi, minter);
+        const balance: bigint = await contract.getFunction('balanceOf').staticCall(buyer.address);
+        return { contract, buyer: buyer.address, amount: BUYER_TOKENS - balance };
+      }),
+    ),
+  );
+  const mints = owed.filter(({ amount }) => amount > 0n);
+  if (mints.length === 0) return;
+  const first = await minter.getNonce('pending');
+  await Promise.all(
+    mints.map(async ({ contract, buyer, amount }, offset) => {
+      const tx = await contract.getFunction('mint').send(buyer, amount, { nonce: first + offset });
+      await tx.wait();
+    }),
+  );
 };

@@ -14,5 +14,6 @@ export const chainForTests = (relayerAccount = 5): EvmChain => {
     relayerPrivateKey: ANVIL_ACCOUNTS[relayerAccount]!.privateKey,
     splitFactory: chain.splitFactory,
     tokens: [chain.usdc, chain.usdt],
+    ethUsdFeed: chain.ethUsdFeed,
   });
 };

@@ -9,11 +9,12 @@ declare module 'vitest' {
     cosmosKey: string;
     queueConnectionString: string;
     /**
-     * The run's anvil chain with the local contracts deployed by `relayerKey` (anvil account 0).
+     * The run's anvil chain with the local contracts deployed by `relayerKey` (anvil account 0) and the
+     * ETH/USD feed by anvil account 4 (its owner, which also funded the buyers, accounts 5–9).
      * Test files run in parallel: one that sends transactions should do so from an anvil account of
      * its own (ANVIL_ACCOUNTS), since two workers counting nonces for one account collide.
      */
-    chain: { rpcUrl: string; chainId: number; relayerKey: string; usdc: string; usdt: string; splitFactory: string };
+    chain: { rpcUrl: string; chainId: number; relayerKey: string; usdc: string; usdt: string; splitFactory: string; ethUsdFeed: string };
   }
 }
 
