@@ -159,6 +159,7 @@ export const memoryDeps = (overrides: Partial<AppDeps> = {}): AppDeps => ({
   deliveries: new MemoryDeliveryLog(),
   queue: new MemoryEventQueue(),
   platform: new MemoryCollection(),
+  chainState: new MemoryCollection(),
   clock: systemClock,
   ids: randomIds,
   inventory: new MemoryInventoryRepository(),
@@ -228,6 +229,7 @@ export const compose = (config: Config): Composition => {
     queue: queues ? storageEventQueue(queues) : new MemoryEventQueue(),
     queueDepth: queueDepthOf(queues),
     platform: new CosmosCollection(cosmos, containers.platform),
+    chainState: new CosmosCollection(cosmos, containers.chainState),
     rateLimiter: new MemoryRateLimiter(),
     probes: { store: cosmos.probe, queue: queueProbe },
   };

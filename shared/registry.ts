@@ -42,6 +42,8 @@ export const containers = {
   deliveries: { name: 'deliveries', partitionKey: '/receiptId' },
   /** Platform-wide records: pricing per brand. */
   platform: { name: 'platform', partitionKey: '/id' },
+  /** What the payment watcher keeps per chain: its block cursor and the splits it watches. */
+  chainState: { name: 'chain-state', partitionKey: '/id' },
   /** Admin sign-in sessions; logout revokes one. */
   sessions: { name: 'sessions', partitionKey: '/id', expiring: true },
 } as const satisfies Record<string, ContainerSpec>;

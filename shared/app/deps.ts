@@ -1,5 +1,5 @@
 import type { Merchant } from '../domain/merchant';
-import type { PayToken } from '../domain/payment';
+import type { ChainState, PayToken } from '../domain/payment';
 import type { PricingConfig } from '../domain/pricing';
 import type { Session } from '../domain/session';
 import type { Plan } from '../domain/subscription';
@@ -87,6 +87,8 @@ export interface AppDeps {
   queueDepth(queue: string): Promise<number>;
   metrics: MetricsSink;
   platform: DocumentCollection<PricingConfig>;
+  /** The payment watcher's cursor and watch list. */
+  chainState: DocumentCollection<ChainState>;
   sessions: DocumentCollection<Session>;
   sessionTokens: SessionTokens;
   signIn: SignInVerifier;

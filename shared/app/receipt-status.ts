@@ -22,7 +22,7 @@ export interface StatusRequest {
   /** When the request was accepted, if earlier than now (an outbox entry): a receipt changed since is not moved. */
   acceptedAt?: number;
   /** Payment facts that come with the change (set by the service: hash, buyer, token). */
-  facts?: Partial<Pick<Receipt, PaymentFact>>;
+  facts?: Partial<Pick<Receipt, PaymentFact>> | ((current: Receipt) => Partial<Pick<Receipt, PaymentFact>>);
 }
 
 /** Receipt fields a status change may set with it (only the service's use cases pass them). */
@@ -87,7 +87,7 @@ export const changeStatus = async (deps: StatusDeps, request: StatusRequest): Pr
       const now = Math.max(deps.clock.now(), current.updatedAt);
       const next: Receipt = {
         ...current,
-        ...request.facts,
+        ...(typeof request.facts === 'function' ? request.facts(current) : request.facts),
         status: request.status,
         previousStatus: current.status,
         failure: request.status === 'failed' ? failureOf(request.failure) : null,

@@ -94,7 +94,7 @@ export const taggedAmount = (token: PayToken, cents: number, slot: number, price
 export const rateOf = (token: PayToken, price?: FeedPrice): number =>
   token.symbol === 'ETH' ? Number(price!.answer) / 10 ** price!.decimals : 1;
 
-/** A feed answer older than its heartbeat (or from the future) is not a price. */
+/** A feed answer older than its heartbeat, or more than a minute ahead of our clock, is not a price. */
 export const isStale = (price: FeedPrice, now: number, heartbeatMs: number): boolean =>
   price.answer <= 0n || now - price.updatedAt > heartbeatMs || price.updatedAt - now > 60_000;
 
@@ -151,6 +151,8 @@ export interface PaymentRecord {
   payer: string;
   /** Atomic units received by the split (0 when none). */
   amount: string;
+  /** What the receipt needed in that token then (the quote, or the amount at the current price after the lock). */
+  expected: string | null;
   blockNumber: number;
   outcome: 'paid' | 'overpaid' | 'underpaid' | 'slippage' | 'reverted';
   at: number;
@@ -224,14 +226,37 @@ export const judgePayment = (input: JudgeInput): Judgement => {
     if (total < quoted) return { kind: 'underpaid', quote, received: total, expected: quoted, payer };
     return { kind: 'paid', quote, received: total, expected: quoted, overpaid: total - quoted, payer, late };
   }
-  // After the lock: the stablecoins keep their price; ETH is measured against the feed now.
-  const token = input.tokens.find((candidate) => lower(candidate.address) === tokenAddress);
-  let required = quoted;
-  if (quote.token === 'ETH') {
-    if (!input.priceNow || !token) return { kind: 'slippage', quote, received: total, expected: quoted, payer };
-    required = baseAmount(token, receipt.cents, input.priceNow);
+  // After the lock: the stablecoins keep their price (the quote, no tolerance); ETH is measured
+  // against the feed now, less the slippage tolerance (the floor rounded up, in the merchant's favour).
+  if (quote.token !== 'ETH') {
+    if (total < quoted) return { kind: 'underpaid', quote, received: total, expected: quoted, payer };
+    return { kind: 'paid', quote, received: total, expected: quoted, overpaid: total - quoted, payer, late };
   }
-  const floor = (required * BigInt(10_000 - rules.slippageBps)) / 10_000n;
-  if (total >= floor) return { kind: 'paid', quote, received: total, expected: required, overpaid: total > quoted ? total - quoted : 0n, payer, late };
-  return quote.token === 'ETH' ? { kind: 'slippage', quote, received: total, expected: required, payer } : { kind: 'underpaid', quote, received: total, expected: required, payer };
+  const token = input.tokens.find((candidate) => candidate.symbol === 'ETH');
+  if (!input.priceNow || !token) return { kind: 'slippage', quote, received: total, expected: quoted, payer };
+  const required = baseAmount(token, receipt.cents, input.priceNow);
+  const floor = (required * BigInt(10_000 - rules.slippageBps) + 9_999n) / 10_000n;
+  if (total < floor) return { kind: 'slippage', quote, received: total, expected: required, payer };
+  return { kind: 'paid', quote, received: total, expected: required, overpaid: total > required ? total - required : 0n, payer, late };
 };
+
+/**
+ * What the payment watcher keeps for the deployment's chain, one document each: the next block to
+ * scan (`cursor:<chainId>`), and the splits with quotes that may still be paid (`watchlist:<chainId>`).
+ */
+export interface ChainState {
+  id: string;
+  /** The first block not yet scanned. */
+  nextBlock?: number;
+  /** Split address → until when its transfers are matched to receipts (Unix ms). */
+  splits?: Record<string, number>;
+  updatedAt: number;
+}
+
+export const cursorId = (chainId: number) => `cursor:${chainId}`;
+export const watchlistId = (chainId: number) => `watchlist:${chainId}`;
+/** One transaction pays one receipt: its hash is claimed under this id. */
+export const paymentTxClaimId = (chainId: number, hash: string) => `payment-tx:${chainId}:${hash.toLowerCase()}`;
+/** An open quote's exact amount, claimed so that a transfer of that amount names one receipt. */
+export const quoteAmountClaimId = (chainId: number, split: string, tokenAddress: string, amount: string) =>
+  `quote-amount:${chainId}:${split.toLowerCase()}:${tokenAddress.toLowerCase()}:${amount}`;

@@ -59,6 +59,7 @@ export const ReceiptView = z.object({
   refundedUsd: z.number(),
   stockShortfall: z.array(z.object({ sku: z.string(), missing: z.number().int() })),
   reconciledTxHash: z.string().nullable(),
+  lastBuyerError: z.object({ code: z.string(), message: z.string().nullable(), at: z.number().int() }).nullable(),
 });
 export type ReceiptView = z.output<typeof ReceiptView>;
 
@@ -133,6 +134,7 @@ export const toReceiptView = (receipt: Receipt, baseUrl: string): ReceiptView =>
   refundedUsd: refundedUsd(receipt),
   stockShortfall: receipt.stock?.shortfall ?? [],
   reconciledTxHash: receipt.reconciledTxHash ?? null,
+  lastBuyerError: receipt.lastBuyerError ?? null,
 });
 
 /** What the merchant has refunded (verified on chain), in USD. */

@@ -63,8 +63,8 @@ export interface Receipt {
   totalUsd: number;
   jurisdictionCode: string | null;
   taxRate: number | null;
-  /** How it was made: priced from inventory (`order`) or sent whole by the merchant (`api`). */
-  source: 'order' | 'api';
+  /** How it was made: priced from inventory (`order`), priced from one amount at the point of sale (`terminal`) or sent whole by the merchant (`api`). */
+  source: 'order' | 'terminal' | 'api';
   /** The subscription (API key) that created it: its key signs the receipt's webhooks. */
   createdBy: string | null;
   createdAt: number;
@@ -102,6 +102,8 @@ export interface Receipt {
   refunds?: Refund[];
   /** The split distribution that paid the receipt out. */
   reconciledTxHash?: string | null;
+  /** The portal's last failed attempt (a rejected signature, say): for the merchant; it changes no status. */
+  lastBuyerError?: { code: string; message: string | null; at: number } | null;
 }
 
 /** A refund the merchant sends from its own wallet to the payer; verified on chain like a payment. */

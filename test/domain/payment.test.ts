@@ -463,19 +463,21 @@ describe('judgePayment', () => {
       expect(judge({ tx: minedTx({ blockTimestamp: late, moves: [move(usdc, USDC_QUOTED + 3n)] }) })).toMatchObject({ kind: 'paid', overpaid: 3n, late: true });
     });
 
-    it('holds a late stablecoin payment to the quote less the slippage tolerance', () => {
-      // 52.020017 × (1 − 1 %) = 51.49981683 USDC: 51.499817 covers it, 51.499815 does not.
+    it('holds a late stablecoin payment to the whole quote: its price cannot slip', () => {
       expect(USDC_QUOTED).toBe(52_020_017n);
-      expect(judge({ tx: minedTx({ blockTimestamp: late, moves: [move(usdc, 51_499_817n)] }) })).toMatchObject({ kind: 'paid', received: 51_499_817n, expected: USDC_QUOTED, overpaid: 0n, late: true });
-      expect(judge({ tx: minedTx({ blockTimestamp: late, moves: [move(usdc, 51_499_815n)] }) })).toEqual({ kind: 'underpaid', quote: usdcQuote, received: 51_499_815n, expected: USDC_QUOTED, payer: BUYER });
+      expect(judge({ tx: minedTx({ blockTimestamp: late, moves: [move(usdc, USDC_QUOTED - 1n)] }) })).toEqual({ kind: 'underpaid', quote: usdcQuote, received: USDC_QUOTED - 1n, expected: USDC_QUOTED, payer: BUYER });
+      expect(judge({ tx: minedTx({ blockTimestamp: late, moves: [move(usdc, 51_499_817n)] }) })).toMatchObject({ kind: 'underpaid' });
     });
 
-    // Defect: after the lock the floor is required × (10 000 − bps) / 10 000 rounded down, so an amount
-    // up to one atomic unit below "the amount … less the slippage tolerance" is judged paid although it
-    // does not cover it (baseAmount rounds the other way, in the merchant's favour).
-    it.fails('does not pay a late amount that falls short of the tolerance floor by a fraction of a unit', () => {
-      // The floor is 51_499_816.83 units; 51_499_816 falls short of it.
-      expect(judge({ tx: minedTx({ blockTimestamp: late, moves: [move(usdc, 51_499_816n)] }) })).toMatchObject({ kind: 'underpaid' });
+    it('rounds the late ETH floor up, in the merchant’s favour', () => {
+      // At 2,999.99 USD the current amount is not a multiple of 10,000 wei: the floor is rounded up.
+      const odd = price('2999.99');
+      const required = baseAmount(eth, CENTS, odd);
+      const exact = required * 9_900n;
+      expect(exact % 10_000n).not.toBe(0n);
+      const floor = exact / 10_000n + 1n;
+      expect(judge({ tx: ethTx(floor, { blockTimestamp: late }), receipt: ethReceipt, priceNow: odd })).toMatchObject({ kind: 'paid' });
+      expect(judge({ tx: ethTx(floor - 1n, { blockTimestamp: late }), receipt: ethReceipt, priceNow: odd })).toMatchObject({ kind: 'slippage' });
     });
 
     it('pays a late ETH payment when the price has not moved', () => {
@@ -485,7 +487,8 @@ describe('judgePayment', () => {
         quote: ethQuote,
         received: ETH_QUOTED,
         expected: required,
-        overpaid: 0n,
+        // Measured against what the current price asks (here the quote's tag).
+        overpaid: ETH_QUOTED - required,
         payer: BUYER,
         late: true,
       });
@@ -508,8 +511,8 @@ describe('judgePayment', () => {
       const floor = 19_800_000_000_000_000n;
       const atFloor = judge({ tx: ethTx(floor, { blockTimestamp: late }), receipt: ethReceipt, priceNow: ETH_2601 });
       expect(atFloor).toMatchObject({ kind: 'paid', received: floor, expected: 20_000_000_000_000_000n, payer: BUYER, late: true });
-      // The overpayment is measured against the quote, not against the amount at the current price.
-      expect(atFloor).toMatchObject({ overpaid: floor - ETH_QUOTED });
+      // The overpayment is measured against the amount at the current price: none here.
+      expect(atFloor).toMatchObject({ overpaid: 0n });
       expect(judge({ tx: ethTx(floor - 1n, { blockTimestamp: late }), receipt: ethReceipt, priceNow: ETH_2601 })).toMatchObject({ kind: 'slippage', received: floor - 1n });
     });
 

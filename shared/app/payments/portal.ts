@@ -1,0 +1,286 @@
+/**
+ * The buyer's side of a receipt: what the portal shows, the quotes it asks for, and the tracking
+ * statuses it reports. Routes of the `portal` kind: anyone who has the receipt's (unguessable) id.
+ */
+import { randomInt } from 'node:crypto';
+import { DomainError } from '../../domain/errors';
+import { failureInfo, isFailureCode } from '../../domain/failures';
+import type { Merchant } from '../../domain/merchant';
+import { toCents } from '../../domain/money';
+import {
+  formatUnits,
+  isStale,
+  paymentUri,
+  quoteAmountClaimId,
+  rateOf,
+  taggedAmount,
+  TAG_SLOTS,
+  watchlistId,
+  ZERO_ADDRESS,
+  type FeedPrice,
+  type PayToken,
+  type PayTokenSymbol,
+  type Quote,
+} from '../../domain/payment';
+import type { PortalView, QuoteView, notPayableReasons } from '../../domain/portal-views';
+import { receiptClaimId, type Receipt } from '../../domain/receipt';
+import { ID_PATTERN } from '../../domain/query-params';
+import type { Versioned } from '../../ports/inventory-repository';
+import { DependencyUnavailableError, DuplicateKeyError } from '../../ports/errors';
+import type { PortalEvent } from '../../domain/portal-views';
+import type { z } from 'zod';
+import type { AppDeps } from '../deps';
+import { isEtagMismatchOrDuplicate, withEtagRetry } from '../etag-retry';
+import { loadMerchant } from '../merchants';
+import { changeStatus } from '../receipt-status';
+
+export type PortalDeps = Pick<AppDeps, 'receipts' | 'claims' | 'merchants' | 'chain' | 'settings' | 'clock' | 'chainState' | 'queue'>;
+
+/** Quotes kept on a receipt (newest last): enough for every token and for late payments of earlier quotes. */
+const MAX_QUOTES = 20;
+/** A quote this close to its end is not handed out again: the buyer gets a fresh one. */
+const QUOTE_REUSE_MARGIN_MS = 60_000;
+/** The watch list is written again for a split only when its end moves by more than this (fewer contended writes). */
+const WATCH_EXTEND_STEP_MS = 10 * 60_000;
+
+const notFound = (receiptId: string) => new DomainError('not_found', `receipt ${receiptId} not found`);
+
+/** A receipt by its id alone (the portal's URL names no merchant): the id's claim names the owner. */
+export const findReceipt = async (deps: Pick<AppDeps, 'claims' | 'receipts'>, receiptId: string): Promise<Versioned<Receipt>> => {
+  if (!ID_PATTERN.test(receiptId)) throw notFound(receiptId);
+  const claimId = receiptClaimId(receiptId);
+  const claim = await deps.claims.get(claimId, claimId);
+  const stored = claim && (await deps.receipts.get(claim.value.owner, receiptId));
+  if (!stored) throw notFound(receiptId);
+  return stored;
+};
+
+type NotPayable = (typeof notPayableReasons)[number];
+
+/** Why this receipt cannot be quoted now, or null. An expired receipt still counts a payment of an earlier quote. */
+export const notPayableReason = (deps: Pick<AppDeps, 'chain' | 'settings'>, receipt: Receipt, merchant: Merchant): NotPayable | null => {
+  if (receipt.status === 'paid' || receipt.status === 'reconciled') return 'paid';
+  if (receipt.status === 'refund_requested' || receipt.status === 'refunded') return 'refunded';
+  if (receipt.status === 'failed' && receipt.failure?.failureCode === 'PORTAL_SESSION_EXPIRED') return 'expired';
+  if (!deps.chain || deps.settings.tokens.length === 0) return 'no_chain';
+  if (!merchant.split) return 'split_required';
+  return null;
+};
+
+export const toQuoteView = (quote: Quote): QuoteView => ({
+  quoteId: quote.quoteId,
+  token: quote.token,
+  tokenAddress: quote.tokenAddress,
+  chainId: quote.chainId,
+  payTo: quote.payTo,
+  amount: quote.amount,
+  decimals: quote.decimals,
+  display: formatUnits(quote.amount, quote.decimals),
+  usd: quote.usd,
+  rate: quote.rate,
+  expiresAt: quote.expiresAt,
+  uri: quote.uri,
+});
+
+const openQuote = (receipt: Receipt, now: number, token?: PayTokenSymbol): Quote | undefined =>
+  [...(receipt.quotes ?? [])].reverse().find((quote) => quote.expiresAt > now && (!token || quote.token === token));
+
+export const explorerLink = (deps: Pick<AppDeps, 'settings'>, hash: string): string | null =>
+  deps.settings.payments.explorerUrl ? `${deps.settings.payments.explorerUrl}/tx/${hash}` : null;
+
+/** The buyer's view: an allow-list of the receipt (no metadata, webhook target, keys or merchant internals). */
+export const getPortalView = async (deps: PortalDeps, receiptId: string): Promise<PortalView> => {
+  const { value: receipt } = await findReceipt(deps, receiptId);
+  const merchant = await loadMerchant(deps, receipt.wallet);
+  const now = deps.clock.now();
+  const reason = notPayableReason(deps, receipt, merchant);
+  const quote = reason ? undefined : openQuote(receipt, now);
+  const paid = receipt.transactionHash && receipt.paidAt ? receipt.transactionHash : null;
+  const lastRecord = receipt.payments?.at(-1);
+  const underpaid = receipt.status !== 'paid' && lastRecord?.outcome === 'underpaid' && lastRecord.token ? lastRecord : undefined;
+  const failure = receipt.status === 'failed' && receipt.failure && isFailureCode(receipt.failure.failureCode) ? failureInfo(receipt.failure.failureCode) : null;
+  const branding = merchant.shop.branding;
+  return {
+    receiptId: receipt.receiptId,
+    status: receipt.status,
+    shop: { name: branding.name || receipt.brandName, logoUrl: branding.brandLogoUrl, colors: branding.colors },
+    currency: receipt.currency,
+    lineItems: receipt.lineItems,
+    totalUsd: receipt.totalUsd,
+    customerTotalUsd: receipt.customerTotalUsd,
+    taxRate: receipt.taxRate,
+    jurisdictionCode: receipt.jurisdictionCode,
+    createdAt: receipt.createdAt,
+    expiresAt: receipt.createdAt + deps.settings.payments.receiptExpiryMs,
+    payable: reason === null,
+    notPayableReason: reason,
+    chainId: deps.chain ? deps.chain.chainId : null,
+    tokens: deps.settings.tokens.map((token) => ({ symbol: token.symbol, decimals: token.decimals })),
+    quote: quote ? toQuoteView(quote) : null,
+    payment: paid
+      ? {
+          transactionHash: paid,
+          buyerWallet: receipt.buyerWallet,
+          token: receipt.token,
+          amount: receipt.amountPaid ?? null,
+          paidAt: receipt.paidAt ?? null,
+          explorerUrl: explorerLink(deps, paid),
+        }
+      : null,
+    underpaid: underpaid ? { token: underpaid.token!, received: underpaid.amount, expected: underpaid.expected ?? underpaid.amount } : null,
+    failure: failure && receipt.failure ? { code: receipt.failure.failureCode, reason: failure.reason, action: failure.action } : null,
+  };
+};
+
+const refuse = (reason: NotPayable, receipt: Receipt): never => {
+  if (reason === 'split_required') throw new DomainError('split_required', 'this shop has no split contract yet, so it cannot take payments');
+  if (reason === 'no_chain') throw new DependencyUnavailableError('chain', 'payments are not configured on this deployment');
+  const why = { paid: 'is already paid', refunded: 'has been refunded', expired: 'has expired', not_payable: 'cannot be paid' }[reason];
+  throw new DomainError('receipt_not_payable', `receipt ${receipt.receiptId} ${why}`, { status: receipt.status });
+};
+
+/** The ETH/USD price, refused when the feed has not answered within its heartbeat. */
+const freshPrice = async (deps: PortalDeps): Promise<FeedPrice> => {
+  const price = await deps.chain!.ethUsdPrice();
+  if (isStale(price, deps.clock.now(), deps.settings.payments.feedHeartbeatMs)) {
+    throw new DomainError('price_stale', 'the ETH price feed is stale; pay with USDC or USDT, or try again later', { token: 'ETH' });
+  }
+  return price;
+};
+
+/**
+ * Claims a tagged amount no other open quote of this split and token has: tags are drawn at random
+ * and claimed create-only, so two buyers can never be told the same amount. A claim lives as long as
+ * a payment of the quote may still arrive (the lock plus the receipt's expiry).
+ */
+const claimAmount = async (deps: PortalDeps, receipt: Receipt, token: PayToken, split: string, price: FeedPrice | undefined, lifetimeMs: number) => {
+  const now = deps.clock.now();
+  const cents = toCents(receipt.customerTotalUsd);
+  for (let attempt = 0; attempt < 32; attempt++) {
+    const amount = taggedAmount(token, cents, randomInt(1, TAG_SLOTS + 1), price).toString();
+    const id = quoteAmountClaimId(deps.chain!.chainId, split, token.address, amount);
+    const claim = { id, owner: `${receipt.wallet}:${receipt.receiptId}`, createdAt: now, expiresAt: now + lifetimeMs };
+    try {
+      await deps.claims.create(id, claim);
+      return amount;
+    } catch (error) {
+      if (!(error instanceof DuplicateKeyError)) throw error;
+      const held = await deps.claims.get(id, id);
+      // A claim past its end (not yet removed by the store's TTL) is free again.
+      if (held && held.value.expiresAt !== undefined && held.value.expiresAt <= now) {
+        try {
+          await deps.claims.replace(id, claim, held.etag);
+          return amount;
+        } catch {
+          // Someone else took it: draw again.
+        }
+      }
+    }
+  }
+  throw new DomainError('conflict', 'no unique amount is free for this total right now; try again in a minute');
+};
+
+/** Keeps the split on the watcher's list until `until`, so transfers into it are matched to receipts. */
+const watchSplit = (deps: PortalDeps, split: string, until: number) =>
+  withEtagRetry<void>(
+    async ({ write }) => {
+      const id = watchlistId(deps.chain!.chainId);
+      const stored = await deps.chainState.get(id, id);
+      const now = deps.clock.now();
+      const splits = stored?.value.splits ?? {};
+      if ((splits[split] ?? 0) >= until - WATCH_EXTEND_STEP_MS) return;
+      const kept = Object.fromEntries(Object.entries(splits).filter(([, end]) => end > now));
+      const next = { ...stored?.value, id, splits: { ...kept, [split]: until + WATCH_EXTEND_STEP_MS }, updatedAt: now };
+      await write(() => (stored ? deps.chainState.replace(id, next, stored.etag) : deps.chainState.create(id, next)));
+    },
+    {
+      retryOn: isEtagMismatchOrDuplicate,
+      exhausted: () => {
+        throw new DomainError('conflict', 'the watch list kept changing; try again');
+      },
+    },
+  );
+
+/**
+ * What the buyer pays in a token: the open quote for it, or a new one (10-minute lock; an amount tag
+ * unique among the split's open quotes of that token; an EIP-681 URI for wallets and the QR code).
+ */
+export const quoteFor = async (deps: PortalDeps, receiptId: string, symbol: PayTokenSymbol): Promise<QuoteView> => {
+  const { value: receipt } = await findReceipt(deps, receiptId);
+  const merchant = await loadMerchant(deps, receipt.wallet);
+  const reason = notPayableReason(deps, receipt, merchant);
+  if (reason) refuse(reason, receipt);
+  const token = deps.settings.tokens.find((candidate) => candidate.symbol === symbol);
+  if (!token) throw new DomainError('unsupported_token', `${symbol} is not accepted here; pay with ${deps.settings.tokens.map((t) => t.symbol).join(', ')}`, { field: 'token' });
+  const now = deps.clock.now();
+  const existing = openQuote(receipt, now + QUOTE_REUSE_MARGIN_MS, symbol);
+  if (existing) return toQuoteView(existing);
+
+  const chain = deps.chain!;
+  const split = merchant.split!.address.toLowerCase();
+  const price = token.symbol === 'ETH' ? await freshPrice(deps) : undefined;
+  const { quoteLockMs, receiptExpiryMs } = deps.settings.payments;
+  const expiresAt = now + quoteLockMs;
+  const amount = await claimAmount(deps, receipt, token, split, price, quoteLockMs + receiptExpiryMs);
+  const tokenAddress = token.symbol === 'ETH' ? null : token.address;
+  const quote: Quote = {
+    quoteId: `q_${randomInt(0, 2 ** 48).toString(36)}${now.toString(36)}`,
+    token: token.symbol,
+    tokenAddress,
+    chainId: chain.chainId,
+    payTo: split,
+    amount,
+    decimals: token.decimals,
+    usd: receipt.customerTotalUsd,
+    rate: rateOf(token, price),
+    createdAt: now,
+    expiresAt,
+    uri: paymentUri({ chainId: chain.chainId, payTo: split, tokenAddress, amount }),
+  };
+  await watchSplit(deps, split, expiresAt + receiptExpiryMs);
+  await withEtagRetry<void>(
+    async ({ write }) => {
+      const latest = await findReceipt(deps, receiptId);
+      const quotes = [...(latest.value.quotes ?? []), quote].slice(-MAX_QUOTES);
+      await write(() => deps.receipts.replace(latest.value.wallet, { ...latest.value, quotes }, latest.etag));
+    },
+    {
+      exhausted: () => {
+        throw new DomainError('conflict', 'the receipt kept changing; try again');
+      },
+    },
+  );
+  return toQuoteView(quote);
+};
+
+/** The token address of a quote (the zero address for ETH), as transfers name it. */
+export const quoteTokenAddress = (quote: Pick<Quote, 'tokenAddress'>) => (quote.tokenAddress ?? ZERO_ADDRESS).toLowerCase();
+
+/**
+ * What the page reports: a tracking status (through the one status service; never paid or failed)
+ * and, for the merchant's information, its last attempt's error, which changes no status and sends no webhook.
+ */
+export const recordPortalEvent = async (deps: PortalDeps, receiptId: string, event: z.output<typeof PortalEvent>) => {
+  const stored = await findReceipt(deps, receiptId);
+  const wallet = stored.value.wallet;
+  if (event.error) {
+    const error = { code: event.error.code, message: event.error.message ?? null, at: deps.clock.now() };
+    await withEtagRetry<void>(
+      async ({ write }) => {
+        const latest = await findReceipt(deps, receiptId);
+        await write(() => deps.receipts.replace(wallet, { ...latest.value, lastBuyerError: error }, latest.etag));
+      },
+      { exhausted: () => undefined },
+    );
+  }
+  if (!event.status) return { ok: true as const, status: stored.value.status };
+  const outcome = await changeStatus(deps, {
+    wallet,
+    receiptId,
+    status: event.status,
+    actor: 'portal',
+    // The connected wallet, until the chain names the payer.
+    ...(event.status === 'buyer_logged_in' && event.wallet && { facts: (current: Receipt) => ({ buyerWallet: current.paidAt ? current.buyerWallet : event.wallet! }) }),
+  });
+  return outcome.ignored ? { ok: true as const, status: outcome.receipt.status, ignored: true as const, reason: outcome.reason } : { ok: true as const, status: outcome.receipt.status };
+};
