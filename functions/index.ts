@@ -33,3 +33,4 @@ import './webhooks-test';
 import './outbox-apply';
 import './openapi';
 import './metrics-report';
+import './receipts-terminal';

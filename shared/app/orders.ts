@@ -1,8 +1,9 @@
 import { DomainError, describeZodError } from '../domain/errors';
 import type { StoredInventoryItem } from '../domain/inventory';
+import type { Merchant, MerchantSplit } from '../domain/merchant';
 import { toCents } from '../domain/money';
 import { OrderRequest } from '../domain/order';
-import { priceOrder } from '../domain/pricing';
+import { priceOrder, type OrderLineInput } from '../domain/pricing';
 import { newReceipt, newReceiptId, receiptClaimId, type Receipt } from '../domain/receipt';
 import { toReceiptView } from '../domain/receipt-views';
 import { taxRateFor } from '../domain/shop';
@@ -26,6 +27,55 @@ export const claimReceiptId = async (deps: Pick<AppDeps, 'claims' | 'clock' | 'i
     }
   }
   throw new Error('could not find a free receipt id');
+};
+
+type PricedReceiptDeps = Pick<AppDeps, 'receipts' | 'claims' | 'clock' | 'ids' | 'settings'>;
+
+/**
+ * What an order and a point-of-sale receipt share: the lines priced with the jurisdiction's tax (the
+ * requested code, else the shop's default; an unknown code is 400), the shop's processing fee and the
+ * deployed split's fees, stored as a `generated` receipt under a freshly claimed id.
+ */
+export const storePricedReceipt = async (
+  deps: PricedReceiptDeps,
+  caller: { wallet: string; subscriptionId: string | null },
+  merchant: Merchant,
+  split: MerchantSplit,
+  input: { lines: OrderLineInput[]; jurisdictionCode?: string; source: Receipt['source']; extra?: Partial<Receipt> },
+): Promise<Receipt> => {
+  const code = input.jurisdictionCode ?? merchant.shop.taxDefaults.defaultJurisdictionCode ?? null;
+  const taxRate = code === null ? 0 : taxRateFor(merchant.shop, code);
+  if (taxRate === undefined) throw new DomainError('invalid_input', `jurisdictionCode: unknown jurisdiction ${code}`, { field: 'jurisdictionCode' });
+
+  const priced = priceOrder({
+    lines: input.lines,
+    taxRatePpm: rateToPpm(taxRate),
+    processingFeeHundredths: toCents(merchant.shop.processingFeePct),
+    feeBps: split.platformFeeBps + split.partnerFeeBps,
+  });
+
+  const now = deps.clock.now();
+  const receiptId = await claimReceiptId(deps, caller.wallet);
+  const receipt: Receipt = newReceipt(
+    {
+      receiptId,
+      wallet: caller.wallet,
+      brandKey: deps.settings.brandKey,
+      brandName: deps.settings.brandName,
+      status: 'generated',
+      lineItems: priced.lineItems,
+      totalUsd: priced.totalCents / 100,
+      customerTotalUsd: priced.totalCents / 100,
+      jurisdictionCode: code,
+      taxRate,
+      source: input.source,
+      createdBy: caller.subscriptionId,
+    },
+    now,
+    input.extra,
+  );
+  await deps.receipts.create(caller.wallet, receipt);
+  return receipt;
 };
 
 const parseOrder = (body: unknown, development: boolean): OrderRequest => {
@@ -73,11 +123,7 @@ export const createOrder = async (deps: OrderDeps, caller: { wallet: string; sub
     }
   }
 
-  const code = order.jurisdictionCode ?? merchant.shop.taxDefaults.defaultJurisdictionCode ?? null;
-  const taxRate = code === null ? 0 : taxRateFor(merchant.shop, code);
-  if (taxRate === undefined) throw new DomainError('invalid_input', `jurisdictionCode: unknown jurisdiction ${code}`, { field: 'jurisdictionCode' });
-
-  const priced = priceOrder({
+  const receipt = await storePricedReceipt(deps, caller, merchant, split, {
     lines: order.items.map((item, index) => ({
       label: found[index]!.name,
       sku: found[index]!.sku,
@@ -85,36 +131,14 @@ export const createOrder = async (deps: OrderDeps, caller: { wallet: string; sub
       unitCents: toCents(found[index]!.priceUsd),
       taxable: found[index]!.taxable,
     })),
-    taxRatePpm: rateToPpm(taxRate),
-    processingFeeHundredths: toCents(merchant.shop.processingFeePct),
-    feeBps: split.platformFeeBps + split.partnerFeeBps,
-  });
-
-  const now = deps.clock.now();
-  const receiptId = await claimReceiptId(deps, caller.wallet);
-  const receipt: Receipt = newReceipt(
-    {
-      receiptId,
-      wallet: caller.wallet,
-      brandKey: deps.settings.brandKey,
-      brandName: deps.settings.brandName,
-      status: 'generated',
-      lineItems: priced.lineItems,
-      totalUsd: priced.totalCents / 100,
-      customerTotalUsd: priced.totalCents / 100,
-      jurisdictionCode: code,
-      taxRate,
-      source: 'order',
-      createdBy: caller.subscriptionId,
-    },
-    now,
-    {
+    jurisdictionCode: order.jurisdictionCode,
+    source: 'order',
+    extra: {
       webhookUrl: order.webhook_url ?? null,
       redirectUrl: order.redirect_url ?? null,
       transactionId: order.transactionId ?? null,
       metadata: order.metadata ?? null,
     },
-  );
-  await deps.receipts.create(caller.wallet, receipt);
+  });
   return { ok: true as const, receipt: toReceiptView(receipt, deps.settings.baseUrl) };
 };

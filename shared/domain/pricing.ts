@@ -34,7 +34,8 @@ export const divideHalfUp = (numerator: bigint, denominator: bigint): bigint => 
 
 export interface OrderLineInput {
   label: string;
-  sku: string;
+  /** Absent for a line that is no inventory item (a point-of-sale amount). */
+  sku?: string;
   qty: number;
   unitCents: number;
   taxable: boolean;
@@ -88,7 +89,7 @@ export const priceOrder = (input: {
     lineItems: [
       ...itemLines.map((line) => ({
         label: line.label,
-        sku: line.sku,
+        ...(line.sku !== undefined && { sku: line.sku }),
         qty: line.qty,
         unitPriceUsd: fromCents(line.unitCents),
         priceUsd: fromCents(line.priceCents),
