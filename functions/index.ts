@@ -34,3 +34,8 @@ import './outbox-apply';
 import './openapi';
 import './metrics-report';
 import './receipts-terminal';
+import './portal-get';
+import './portal-quote';
+import './portal-events';
+import './portal-payments';
+import './payments-watch';

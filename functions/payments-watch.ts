@@ -1,0 +1,6 @@
+import { app } from '@azure/functions';
+import { watchPayments } from '../shared/app/payments/watcher';
+import { timerFunction } from '../shared/triggers/registration';
+import { triggers } from '../shared/triggers/table';
+
+app.timer(triggers.paymentsWatch.name, timerFunction(triggers.paymentsWatch, (deps) => watchPayments(deps)));
