@@ -22,7 +22,7 @@ import { scopes } from '../../shared/domain/subscription';
 import { httpFunctions } from '../../shared/http/function';
 import { allRoutes } from '../../shared/http/routes';
 import { deployLocalContracts } from './deploy-contracts';
-import { ANVIL_ACCOUNTS, ANVIL_RELAYER, startAnvil, type RunningAnvil } from './anvil';
+import { ANVIL_ACCOUNTS, ANVIL_BUYERS, ANVIL_RELAYER, startAnvil, type RunningAnvil } from './anvil';
 import { createLocalHost } from './host';
 import { startTriggers } from './triggers';
 import { restoreStore, saveStore } from './persist';
@@ -80,11 +80,23 @@ export interface RunningStackInfo {
   chainRpcUrl: string;
 }
 
+/** `.data/local-credentials.json`: how to reach the stack, its demo shop and its chain. */
 export interface Credentials {
   baseUrl: string;
   apiKey: string;
   wallet: string;
+  /** The demo shop's directory slug. */
+  shopSlug: string | null;
+  rpcUrl: string | null;
+  chainId: number;
+  tokens: { USDC: string | null; USDT: string | null };
+  ethUsdFeed: string | null;
+  /** anvil accounts 5–9, funded with test USDC and USDT (none on a chain the stack did not start). */
+  buyers: string[];
 }
+
+/** A credentials file as read back: one written before the chain fields lacks them. */
+export type SavedCredentials = Pick<Credentials, 'baseUrl' | 'apiKey' | 'wallet'> & Partial<Credentials>;
 
 export interface LocalStack {
   credentials: Credentials;
@@ -95,26 +107,25 @@ export interface LocalStack {
 const writeJson = (file: string, value: unknown) => writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
 
 /** Reuses the saved demo key while it is still valid; otherwise makes the demo merchant anew. */
-const seedDemo = async (deps: AppDeps, files: StackFiles, baseUrl: string): Promise<Credentials> => {
+const seedDemo = async (deps: AppDeps, files: StackFiles): Promise<string> => {
   if (existsSync(files.credentials)) {
-    const saved = JSON.parse(readFileSync(files.credentials, 'utf8')) as Credentials;
-    if (await findSubscriptionByKey(deps, saved.apiKey)) return { ...saved, baseUrl };
+    const saved = JSON.parse(readFileSync(files.credentials, 'utf8')) as SavedCredentials;
+    if (await findSubscriptionByKey(deps, saved.apiKey)) return saved.apiKey;
   }
   const { apiKey } = await createApiKey(deps, { wallet: DEMO_WALLET, scopes: [...scopes], plan: 'development', brand: deps.settings.brandKey });
   const { total } = await deps.inventory.list(DEMO_WALLET, InventoryListQuery.parse({ limit: '1' }));
   if (total === 0) {
     for (const item of demoItems) await upsertInventoryItem(deps, DEMO_WALLET, InventoryUpsertInput.parse(item));
   }
-  return { baseUrl, apiKey, wallet: DEMO_WALLET };
+  return apiKey;
 };
 
-/** The demo shop is ready to take orders: a deployed split, California tax, a listing. */
-const setUpDemoShop = async (deps: AppDeps) => {
+/** The demo shop is ready to take orders: a deployed split, California tax, a listing. Answers its slug. */
+const setUpDemoShop = async (deps: AppDeps): Promise<string | null> => {
   const merchant = await loadMerchant(deps, DEMO_WALLET);
   if (!merchant.split && deps.chain && deps.settings.platformWallet) await deploySplit(deps, DEMO_WALLET);
-  if (merchant.shop.updatedAt === null) {
-    await updateShopConfig(deps, DEMO_WALLET, ShopConfigUpdate.parse(demoShop));
-  }
+  if (merchant.shop.updatedAt !== null) return merchant.shop.directory.slug;
+  return (await updateShopConfig(deps, DEMO_WALLET, ShopConfigUpdate.parse(demoShop))).config.directory.slug;
 };
 
 /** The stack already running from this data folder, if any (its pid is alive). */
@@ -165,6 +176,11 @@ export const startLocalStack = async (env: Record<string, string | undefined> = 
       USDC_ADDRESS: contracts.usdc,
       USDT_ADDRESS: contracts.usdt,
       SPLIT_FACTORY_ADDRESS: contracts.splitFactory,
+      ETH_USD_FEED_ADDRESS: contracts.ethUsdFeed,
+      // anvil mines a block per transaction: one confirmation is all a payment ever gets.
+      CHAIN_CONFIRMATIONS: settings.CHAIN_CONFIRMATIONS ?? '1',
+      // No explorer knows this chain.
+      CHAIN_EXPLORER_URL: undefined,
       PLATFORM_WALLET: settings.PLATFORM_WALLET ?? LOCAL_PLATFORM.address,
       ADMIN_WALLETS: settings.ADMIN_WALLETS ?? LOCAL_PLATFORM.address,
     });
@@ -185,8 +201,19 @@ export const startLocalStack = async (env: Record<string, string | undefined> = 
   });
 
   const triggers = composition.queues ? startTriggers(composition.queues, log) : undefined;
-  const credentials = await seedDemo(composition.deps, files, config.BASE_URL);
-  await setUpDemoShop(composition.deps);
+  const apiKey = await seedDemo(composition.deps, files);
+  const shopSlug = await setUpDemoShop(composition.deps);
+  const credentials: Credentials = {
+    baseUrl: config.BASE_URL,
+    apiKey,
+    wallet: DEMO_WALLET,
+    shopSlug,
+    rpcUrl: config.CHAIN_RPC_URL ?? null,
+    chainId: config.CHAIN_ID,
+    tokens: { USDC: config.USDC_ADDRESS ?? null, USDT: config.USDT_ADDRESS ?? null },
+    ethUsdFeed: config.ETH_USD_FEED_ADDRESS ?? null,
+    buyers: anvil ? ANVIL_BUYERS.map((buyer) => buyer.address) : [],
+  };
   writeJson(files.credentials, credentials);
   const info: RunningStackInfo = {
     pid: process.pid,

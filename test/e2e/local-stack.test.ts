@@ -27,11 +27,24 @@ describe('npm start: the local stack over HTTP', () => {
   let readerKey = '';
   let readerId = '';
   let splitAddress = '';
+  let firstCredentials: Record<string, unknown> = {};
 
   it('starts with embedded defaults, prints the base URL and a demo key, and writes them to the data folder', async () => {
     running = await start();
     const credentials = JSON.parse(readFileSync(join(dataDir, 'local-credentials.json'), 'utf8'));
-    expect(credentials).toEqual({ baseUrl: running.baseUrl, apiKey: running.apiKey, wallet: expect.stringMatching(/^0x[0-9a-f]{40}$/) });
+    const address = expect.stringMatching(/^0x[0-9a-f]{40}$/);
+    expect(credentials).toEqual({
+      baseUrl: running.baseUrl,
+      apiKey: running.apiKey,
+      wallet: address,
+      shopSlug: 'demo-coffee',
+      rpcUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      chainId: 31337,
+      tokens: { USDC: address, USDT: address },
+      ethUsdFeed: address,
+      buyers: [address, address, address, address, address],
+    });
+    firstCredentials = credentials;
     expect(running.baseUrl).toMatch(/^http:\/\/localhost:\d+$/);
     const health = await call(running.baseUrl, '/healthz');
     expect(health).toMatchObject({ status: 200, json: { status: 'ok', checks: { store: 'ok', queue: 'ok' } } });
@@ -91,6 +104,12 @@ describe('npm start: the local stack over HTTP', () => {
   it('restarts with keys, inventory and revocations kept, and the same demo key', async () => {
     running = await start();
     expect(running.apiKey).toBe(firstKey);
+    // The restored chain keeps every address; only the ports may be new.
+    expect(JSON.parse(readFileSync(join(dataDir, 'local-credentials.json'), 'utf8'))).toEqual({
+      ...firstCredentials,
+      baseUrl: running.baseUrl,
+      rpcUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+    });
     const items = await call(running.baseUrl, '/api/inventory?q=kept', { key: firstKey });
     expect(items.json.items).toEqual([expect.objectContaining({ id: itemId, name: 'Kept across restarts' })]);
     expect((await call(running.baseUrl, '/api/inventory', { key: readerKey })).status).toBe(200);
