@@ -39,3 +39,4 @@ import './portal-quote';
 import './portal-events';
 import './portal-payments';
 import './payments-watch';
+import './receipts-expire';
