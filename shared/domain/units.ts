@@ -1,0 +1,14 @@
+/**
+ * Token amounts as text, without zod or anything else a browser bundle would have to carry: the
+ * portal's script formats amounts with the same function the server does.
+ */
+
+/** An amount in atomic units shown in whole tokens, without trailing zeros ("52.020001", "0.0173"). */
+export const formatUnits = (amount: string | bigint, decimals: number): string => {
+  const value = BigInt(amount);
+  const negative = value < 0n;
+  const digits = (negative ? -value : value).toString().padStart(decimals + 1, '0');
+  const whole = digits.slice(0, digits.length - decimals);
+  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '');
+  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
+};

@@ -1,0 +1,493 @@
+/**
+ * The payment page's script: turns the server-rendered page into a wallet checkout. It asks the
+ * service for a quote in the chosen token, finds the buyer's wallets (EIP-6963, else
+ * `window.ethereum`), sends the payment with EIP-1193 calls only (no Ethereum library: the ERC-20
+ * call is encoded by hand), reports the tracking statuses and the hash, and follows the receipt until
+ * it is paid. Whatever goes wrong, the receipt stays payable and the pay button works again.
+ */
+import type { PaymentAnswer, PortalView, QuoteView } from '../../shared/domain/portal-views';
+import { formatUnits } from '../../shared/domain/units';
+import { brandProperties } from './colors';
+import { formatCountdown, isSettled, remainingUnits, shortHex, statusLabels, transactionUrl } from './format';
+import { buyerMessages, classifyWalletError, errorText, paymentTransaction, toQuantity, type Problem } from './wallet-calls';
+
+interface Eip1193Provider {
+  request(args: { method: string; params?: unknown[] }): Promise<unknown>;
+  on?(event: string, listener: (...args: unknown[]) => void): void;
+}
+
+/** EIP-6963: what a wallet announces about itself. */
+interface WalletInfo {
+  uuid: string;
+  name: string;
+  icon: string;
+  rdns: string;
+}
+
+interface Wallet {
+  info: WalletInfo;
+  provider: Eip1193Provider;
+}
+
+type Answer<T> = { ok: true; status: number; json: T } | { ok: false; status: number; json: { error?: string; message?: string } };
+
+const POLL_MS = 1_000;
+/** How long the page follows a sent payment before it says the shop will be told later. */
+const FOLLOW_MS = 10 * 60_000;
+/** Reported hashes are submitted again this often while the chain has not confirmed them. */
+const RESUBMIT_EVERY = 3;
+/** A quote with less than this left is renewed before paying: the buyer needs time to confirm. */
+const QUOTE_MARGIN_MS = 20_000;
+/** Wallets announce themselves within a few milliseconds; after this the list is shown as it is. */
+const DISCOVERY_MS = 400;
+
+const chainNames: Record<number, string> = { 1: 'Ethereum', 8453: 'Base', 84532: 'Base Sepolia', 31337: 'the local test network' };
+
+const byId = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T | null;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const page = byId('portal');
+const data = page?.dataset ?? {};
+const api = data.api ?? '';
+
+const state = {
+  token: '',
+  quote: null as QuoteView | null,
+  wallets: [] as Wallet[],
+  wallet: null as Wallet | null,
+  account: null as string | null,
+  busy: false,
+  /** After an underpayment: what is left to send, in atomic units of the quote's token. */
+  remaining: null as string | null,
+  countdown: 0,
+};
+
+const call = async <T>(path: string, body?: unknown): Promise<Answer<T>> => {
+  try {
+    const response = await fetch(`${api}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { accept: 'application/json', ...(body !== undefined && { 'content-type': 'application/json' }) },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+      cache: 'no-store',
+    });
+    const json = await response.json().catch(() => ({}));
+    return response.ok ? { ok: true, status: response.status, json: json as T } : { ok: false, status: response.status, json };
+  } catch {
+    return { ok: false, status: 0, json: { error: 'network', message: 'The connection to the shop was interrupted.' } };
+  }
+};
+
+/** Tracking statuses and errors are for the merchant: the buyer's payment never waits on them. */
+const report = (event: { status?: string; wallet?: string; error?: { code: string; message?: string } }) => {
+  void call('/events', event);
+};
+
+// ---- What the buyer sees ----
+
+const say = (text: string) => {
+  const live = byId('live');
+  if (live) live.textContent = text;
+};
+
+const showProblem = (problem: Problem | null, detail?: string) => {
+  const box = byId('problem');
+  if (!box) return;
+  box.hidden = problem === null;
+  if (!problem) return;
+  const { message, action } = buyerMessages[problem];
+  byId('problem-message')!.textContent = message;
+  byId('problem-action')!.textContent = detail ? `${action} ${detail}` : action;
+};
+
+/** A problem with a message of its own (a refused quote, a payment the service could not accept). */
+const showServiceProblem = (message: string, action: string) => {
+  const box = byId('problem');
+  if (!box) return;
+  box.hidden = false;
+  byId('problem-message')!.textContent = message;
+  byId('problem-action')!.textContent = action;
+};
+
+const setStatus = (status: PortalView['status']) => {
+  const badge = byId('status-badge');
+  if (badge) {
+    badge.textContent = statusLabels[status];
+    badge.className = `badge badge-${isSettled(status) ? 'success' : status === 'failed' ? 'danger' : 'neutral'}`;
+  }
+};
+
+const payButton = () => byId<HTMLButtonElement>('pay-button');
+
+/** The pay button says what it will send, and works only when a wallet, an account and a quote are there. */
+const refreshPayButton = () => {
+  const button = payButton();
+  if (!button) return;
+  const quote = state.quote;
+  const amount = quote && (state.remaining ? formatUnits(state.remaining, quote.decimals) : quote.display);
+  button.textContent = !state.account ? 'Connect a wallet to pay' : quote ? `Pay ${amount} ${quote.token}` : 'Pay';
+  button.disabled = state.busy || !state.account || !quote;
+};
+
+const showQuote = (quote: QuoteView | null) => {
+  state.quote = quote;
+  const amount = byId('quote-amount');
+  if (amount) amount.textContent = quote ? `${quote.display} ${quote.token}` : '…';
+  for (const element of document.querySelectorAll<HTMLElement>('[data-amount-for]')) {
+    if (quote && element.dataset.amountFor === quote.token) element.textContent = `${quote.display} ${quote.token}`;
+  }
+  const qr = byId<HTMLImageElement>('qr-image');
+  if (qr && quote) {
+    qr.src = `${data.qr}?token=${encodeURIComponent(quote.token)}&q=${encodeURIComponent(quote.quoteId)}`;
+    qr.alt = `QR code: pay ${quote.display} ${quote.token} from a phone wallet`;
+    qr.hidden = false;
+  }
+  refreshPayButton();
+  tick();
+};
+
+// ---- Quotes ----
+
+let quoting = 0;
+
+const quoteErrorText: Record<string, [string, string]> = {
+  price_stale: ['ETH cannot be priced right now.', 'Choose USDC or USDT, or try again in a minute.'],
+  unsupported_token: ['This token is not accepted here.', 'Choose another token.'],
+  receipt_not_payable: ['This receipt cannot be paid any more.', 'Reload the page to see its status.'],
+  split_required: ['This shop cannot take payments yet.', 'Please contact the shop.'],
+};
+
+/** Fixes the amount in a token for a few minutes; a newer choice wins over an older answer. */
+const requestQuote = async (token: string) => {
+  const mine = ++quoting;
+  state.token = token;
+  state.remaining = null;
+  showQuote(null);
+  showProblem(null);
+  const answer = await call<{ ok: true; quote: QuoteView }>('/quote', { token });
+  if (mine !== quoting) return;
+  if (answer.ok) {
+    showQuote(answer.json.quote);
+    return;
+  }
+  const [message, action] = quoteErrorText[answer.json.error ?? ''] ?? ['The amount could not be fixed.', 'Try again in a moment.'];
+  showServiceProblem(message, action);
+};
+
+/** The quote's countdown; an expired quote is renewed (unless a payment is under way). */
+const tick = () => {
+  const expiry = byId('quote-expiry');
+  const quote = state.quote;
+  if (!expiry) return;
+  if (!quote) {
+    expiry.textContent = '';
+    return;
+  }
+  const left = quote.expiresAt - Date.now();
+  if (left <= 0 && !state.busy) {
+    expiry.textContent = 'This amount expired. Getting a new one…';
+    void requestQuote(quote.token);
+    return;
+  }
+  expiry.textContent = `Amount held for ${formatCountdown(left)}`;
+};
+
+// ---- Wallets ----
+
+const walletList = () => byId('wallet-list');
+
+const renderWallets = () => {
+  const list = walletList();
+  const status = byId('wallet-state');
+  if (!list || !status) return;
+  list.replaceChildren();
+  if (state.account && state.wallet) {
+    status.textContent = `Connected: ${state.wallet.info.name} · ${shortHex(state.account)}`;
+    return;
+  }
+  if (state.wallets.length === 0) {
+    status.textContent = `${buyerMessages.NO_WALLET.message} ${buyerMessages.NO_WALLET.action}`;
+    const details = byId<HTMLDetailsElement>('qr-details');
+    if (details) details.open = true;
+    return;
+  }
+  status.textContent = state.wallets.length === 1 ? 'Connect your wallet to pay.' : 'Choose the wallet to pay with.';
+  for (const wallet of state.wallets) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'button';
+    if (/^data:image\//.test(wallet.info.icon)) {
+      const icon = document.createElement('img');
+      icon.src = wallet.info.icon;
+      icon.alt = '';
+      button.append(icon);
+    }
+    button.append(`Connect ${wallet.info.name}`);
+    button.addEventListener('click', () => void connect(wallet));
+    list.append(button);
+  }
+};
+
+const addWallet = (wallet: Wallet) => {
+  if (state.wallets.some((known) => known.info.uuid === wallet.info.uuid || known.provider === wallet.provider)) return;
+  state.wallets.push(wallet);
+  if (!state.account) renderWallets();
+};
+
+/** EIP-6963: every installed wallet announces itself; `window.ethereum` stands in for older ones. */
+const discoverWallets = () => {
+  window.addEventListener('eip6963:announceProvider', (event) => {
+    const detail = (event as CustomEvent<Wallet>).detail;
+    if (detail?.info && typeof detail.provider?.request === 'function') {
+      addWallet({ info: { ...detail.info, name: String(detail.info.name || 'Wallet') }, provider: detail.provider });
+    }
+  });
+  window.dispatchEvent(new Event('eip6963:requestProvider'));
+  setTimeout(() => {
+    const injected = (window as unknown as { ethereum?: Eip1193Provider }).ethereum;
+    if (state.wallets.length === 0 && injected && typeof injected.request === 'function') {
+      addWallet({ info: { uuid: 'injected', name: 'browser wallet', icon: '', rdns: '' }, provider: injected });
+    }
+    renderWallets();
+  }, DISCOVERY_MS);
+};
+
+const connect = async (wallet: Wallet) => {
+  showProblem(null);
+  say(`Waiting for ${wallet.info.name}…`);
+  try {
+    const accounts = (await wallet.provider.request({ method: 'eth_requestAccounts' })) as string[];
+    const account = accounts?.[0];
+    if (!account) throw new Error('the wallet shared no account');
+    state.wallet = wallet;
+    state.account = account;
+    wallet.provider.on?.('accountsChanged', (...args: unknown[]) => {
+      const [next] = (args[0] as string[] | undefined) ?? [];
+      state.account = next ?? null;
+      if (!next) state.wallet = null;
+      renderWallets();
+      refreshPayButton();
+    });
+    say(`Connected to ${wallet.info.name}.`);
+    report({ status: 'buyer_logged_in', wallet: account });
+    renderWallets();
+    refreshPayButton();
+    payButton()?.focus();
+  } catch (error) {
+    say('');
+    fail(classifyWalletError(error), error);
+  }
+};
+
+/** Shows a wallet problem, tells the merchant, and leaves the page ready for another try. */
+const fail = (problem: Problem, error?: unknown, detail?: string) => {
+  showProblem(problem, detail);
+  const code = problem === 'WRONG_CHAIN' || problem === 'NO_WALLET' ? 'PORTAL_SYS_GENERIC_FAILURE' : problem;
+  report({ error: { code, message: error === undefined ? buyerMessages[problem].message : errorText(error) } });
+  state.busy = false;
+  refreshPayButton();
+};
+
+/** The wallet must be on the quote's chain: asks it to switch; false when it did not. */
+const ensureChain = async (provider: Eip1193Provider, chainId: number): Promise<boolean> => {
+  const current = Number(await provider.request({ method: 'eth_chainId' }));
+  if (current === chainId) return true;
+  say(`Asking your wallet to switch to ${chainNames[chainId] ?? `chain ${chainId}`}…`);
+  try {
+    await provider.request({ method: 'wallet_switchEthereumChain', params: [{ chainId: toQuantity(chainId) }] });
+  } catch (error) {
+    if (classifyWalletError(error) === 'PORTAL_CHAIN_USER_REJECTED') throw error;
+    return false;
+  }
+  return Number(await provider.request({ method: 'eth_chainId' })) === chainId;
+};
+
+// ---- Paying ----
+
+const pay = async () => {
+  const wallet = state.wallet;
+  const account = state.account;
+  if (state.busy || !wallet || !account || !state.quote) return;
+  state.busy = true;
+  showProblem(null);
+  refreshPayButton();
+  try {
+    if (state.quote.expiresAt - Date.now() < QUOTE_MARGIN_MS && !state.remaining) {
+      say('Getting a new amount…');
+      await requestQuote(state.quote.token);
+      if (!state.quote) throw new Error('no quote');
+    }
+    const quote = state.quote;
+    report({ status: 'checkout_initialized' });
+    if (!(await ensureChain(wallet.provider, quote.chainId))) {
+      say('');
+      fail('WRONG_CHAIN', new Error(`the wallet is not on chain ${quote.chainId}`), `Network: ${chainNames[quote.chainId] ?? `chain ${quote.chainId}`}.`);
+      return;
+    }
+    say('Confirm the payment in your wallet…');
+    const transaction = paymentTransaction(state.remaining ? { ...quote, amount: state.remaining } : quote, account);
+    const hash = String(await wallet.provider.request({ method: 'eth_sendTransaction', params: [transaction] }));
+    report({ status: 'checkout_success' });
+    await follow(hash);
+  } catch (error) {
+    say('');
+    fail(classifyWalletError(error), error);
+  }
+};
+
+const successText = (view: PortalView) => {
+  const payment = view.payment;
+  const token = view.tokens.find((candidate) => candidate.symbol === payment?.token);
+  const amount = payment?.amount && token ? `${formatUnits(payment.amount, token.decimals)} ${token.symbol}` : data.shop ?? '';
+  return `Thank you. ${data.shop ?? 'The shop'} received ${amount}.`;
+};
+
+/** The success screen: the pay form gives way to the receipt of the payment, which takes the focus. */
+const succeed = (view: PortalView, hash: string) => {
+  setStatus(view.status);
+  byId('pay')!.hidden = true;
+  const success = byId('success');
+  if (!success) return;
+  byId('success-text')!.textContent = successText(view);
+  const tx = byId('success-tx')!;
+  const txHash = view.payment?.transactionHash ?? hash;
+  const url = transactionUrl(data.explorer ?? null, txHash);
+  tx.replaceChildren();
+  if (url) {
+    const link = document.createElement('a');
+    link.href = url;
+    link.rel = 'noreferrer noopener';
+    link.target = '_blank';
+    link.textContent = `View the transaction ${shortHex(txHash)}`;
+    tx.append(link);
+  } else {
+    tx.append('Transaction ');
+    const code = document.createElement('span');
+    code.className = 'mono';
+    code.textContent = txHash;
+    tx.append(code);
+  }
+  success.hidden = false;
+  success.focus();
+};
+
+const paymentProblems: Partial<Record<PaymentAnswer['outcome'], Problem>> = {
+  reverted: 'PORTAL_CHAIN_TX_REVERTED',
+  slippage: 'PORTAL_CHAIN_SLIPPAGE_EXCEEDED',
+};
+
+/** Answers that end the page's part: the receipt is paid, or the payment needs the buyer again. */
+const handleAnswer = (answer: PaymentAnswer): 'done' | 'retry' | 'wait' => {
+  const problem = paymentProblems[answer.outcome];
+  if (problem) {
+    fail(problem);
+    return 'retry';
+  }
+  if (answer.outcome === 'underpaid' && answer.expected && answer.received && state.quote) {
+    state.remaining = (BigInt(answer.expected) - BigInt(answer.received)).toString();
+    const left = remainingUnits(answer.received, answer.expected, state.quote.decimals);
+    showServiceProblem(
+      `Part of the payment arrived: ${formatUnits(answer.received, state.quote.decimals)} of ${formatUnits(answer.expected, state.quote.decimals)} ${state.quote.token}.`,
+      `Send the remaining ${left} ${state.quote.token} to complete it.`,
+    );
+    state.busy = false;
+    refreshPayButton();
+    return 'retry';
+  }
+  return 'wait';
+};
+
+/**
+ * After the wallet answered a hash: reports it (again while the chain has not confirmed it) and
+ * reads the receipt every second until it is paid, failed, or the payment needs the buyer again.
+ */
+const follow = async (hash: string) => {
+  say('Payment sent. Waiting for the network to confirm it…');
+  setStatus('checkout_success');
+  const until = Date.now() + FOLLOW_MS;
+  for (let round = 0; Date.now() < until; round++) {
+    if (round % RESUBMIT_EVERY === 0) {
+      const submitted = await call<PaymentAnswer>('/payments', { txHash: hash });
+      if (submitted.ok && handleAnswer(submitted.json) === 'retry') return;
+      if (!submitted.ok && ['transaction_already_used', 'not_a_payment'].includes(submitted.json.error ?? '')) {
+        fail('PORTAL_SYS_GENERIC_FAILURE', new Error(submitted.json.message ?? submitted.json.error));
+        return;
+      }
+    }
+    const view = await call<PortalView>('');
+    if (view.ok) {
+      if (isSettled(view.json.status)) {
+        say('Payment received.');
+        succeed(view.json, hash);
+        return;
+      }
+      if (view.json.status === 'failed') {
+        setStatus('failed');
+        const failure = view.json.failure;
+        showServiceProblem(failure?.reason ?? buyerMessages.PORTAL_SYS_GENERIC_FAILURE.message, failure?.action ?? buyerMessages.PORTAL_SYS_GENERIC_FAILURE.action);
+        state.busy = false;
+        refreshPayButton();
+        return;
+      }
+    }
+    await sleep(POLL_MS);
+  }
+  say('The network has not confirmed the payment yet. You can close this page: the shop is told as soon as it arrives.');
+  state.busy = false;
+  refreshPayButton();
+};
+
+/** A page opened after a payment was sent: follows the receipt until it is paid. */
+const watchStatus = async () => {
+  const until = Date.now() + FOLLOW_MS;
+  while (Date.now() < until) {
+    const view = await call<PortalView>('');
+    if (view.ok && isSettled(view.json.status)) {
+      location.reload();
+      return;
+    }
+    await sleep(POLL_MS * 3);
+  }
+};
+
+// ---- Start ----
+
+const applyBrand = () => {
+  const properties = brandProperties({ primary: data.brandPrimary, accent: data.brandAccent, background: data.brandBackground });
+  for (const [name, value] of Object.entries(properties)) document.documentElement.style.setProperty(name, value);
+};
+
+const localTimes = () => {
+  for (const element of document.querySelectorAll<HTMLTimeElement>('time[data-local-time]')) {
+    const when = new Date(element.dateTime);
+    if (!Number.isNaN(when.getTime())) element.textContent = when.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  }
+};
+
+const start = () => {
+  if (!page) return;
+  applyBrand();
+  localTimes();
+  const form = byId<HTMLFormElement>('pay-form');
+  if (data.status === 'checkout_success') void watchStatus();
+  if (!form || data.payable !== 'true') return;
+  form.hidden = false;
+  report({ status: 'link_opened' });
+  form.addEventListener('change', (event) => {
+    const input = event.target as HTMLInputElement;
+    if (input.name === 'token' && input.checked) void requestQuote(input.value);
+  });
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void pay();
+  });
+  const checked = form.querySelector<HTMLInputElement>('input[name="token"]:checked') ?? form.querySelector<HTMLInputElement>('input[name="token"]');
+  if (checked) {
+    checked.checked = true;
+    void requestQuote(checked.value);
+  }
+  state.countdown = window.setInterval(tick, 1_000);
+  refreshPayButton();
+  discoverWallets();
+};
+
+start();
