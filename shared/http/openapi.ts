@@ -45,6 +45,27 @@ const rateLimitHeaders = {
   'X-RateLimit-Reset': { description: 'When the window renews (Unix ms)', schema: { type: 'integer' } },
 };
 
+/**
+ * What a success answers: JSON by the route's response schema; a page (`html`) is markup; a file
+ * (`asset`) has one of the route's media types.
+ */
+const successContent = (route: RouteSpec): Record<string, { schema: JsonSchema }> => {
+  if (route.responseKind === 'html') return { 'text/html': { schema: { type: 'string', description: 'the page' } } };
+  if (route.responseKind === 'asset') {
+    return Object.fromEntries((route.assetTypes ?? ['application/octet-stream']).map((type) => [type, { schema: { type: 'string', description: 'the file' } }]));
+  }
+  return { 'application/json': { schema: schemaOf(route.response, 'output') } };
+};
+
+/** An error answer: the error shape; a page's errors are pages when the service answers, the error shape when the gateway does. */
+const errorContent = (route: RouteSpec, codes: ErrorCode[]) => {
+  const json = {
+    'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: Object.fromEntries(codes.map((code) => [code, { value: { error: code, message: '…' } }])) },
+  };
+  if (route.responseKind !== 'html') return json;
+  return { 'text/html': { schema: { type: 'string', description: 'an error page naming the code' } }, ...json };
+};
+
 const operationOf = (route: RouteSpec) => {
   const parameters: JsonSchema[] = [];
   for (const name of [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!)) {
@@ -73,17 +94,9 @@ const operationOf = (route: RouteSpec) => {
       [success]: {
         description: 'Success',
         ...(route.auth.kind === 'key' && { headers: rateLimitHeaders }),
-        content: { 'application/json': { schema: schemaOf(route.response, 'output') } },
+        content: successContent(route),
       },
-      ...Object.fromEntries(
-        [...byStatus].map(([status, codes]) => [
-          String(status),
-          {
-            description: `Error: ${codes.join(', ')}`,
-            content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: Object.fromEntries(codes.map((code) => [code, { value: { error: code, message: '…' } }])) } },
-          },
-        ]),
-      ),
+      ...Object.fromEntries([...byStatus].map(([status, codes]) => [String(status), { description: `Error: ${codes.join(', ')}`, content: errorContent(route, codes) }])),
     },
   };
 };

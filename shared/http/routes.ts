@@ -57,6 +57,8 @@ export interface RouteSpec<
    * (the use case answers an `Asset`: its type, bytes and cache policy). Default: JSON.
    */
   responseKind?: 'json' | 'html' | 'asset';
+  /** For `asset` routes: the media types its files have (the OpenAPI document lists them). */
+  assetTypes?: readonly string[];
   summary: string;
   query?: Q;
   body?: B;
@@ -501,6 +503,7 @@ export const routes = {
     path: '/portal/assets/{file}',
     auth: { kind: 'public' },
     responseKind: 'asset',
+    assetTypes: ['application/javascript', 'text/css'],
     summary: "The portal's script and stylesheet (content-hashed names, cached for a year)",
     response: z.string(),
     errors: ['not_found'],
@@ -530,6 +533,7 @@ export const routes = {
     path: '/api/portal/{id}/qr.svg',
     auth: { kind: 'portal' },
     responseKind: 'asset',
+    assetTypes: ['image/svg+xml'],
     summary: "QR code (SVG) of the receipt's open quote as an EIP-681 URI (`?token=`), or of its payment link",
     query: z.object({ token: z.preprocess(blankAsAbsent, QuoteRequest.shape.token.optional()) }),
     response: z.string(),

@@ -136,6 +136,21 @@ describe('the OpenAPI document describes every request and response completely',
     expect(found).toContain('orders-create request #');
   });
 
+  it('describes pages as text/html (errors as pages, or the error shape from the gateway) and files by their media types', () => {
+    const get = (path: string) => (document.paths[path] as Record<string, Operation>).get!;
+    const types = (operation: Operation, status: string) => Object.keys(operation.responses[status]!.content ?? {});
+    for (const path of ['/portal/{id}', '/pay/{id}']) {
+      expect(types(get(path), '200')).toEqual(['text/html']);
+      expect(types(get(path), '404')).toEqual(['text/html', 'application/json']);
+    }
+    expect(types(get('/portal/assets/{file}'), '200')).toEqual(['application/javascript', 'text/css']);
+    expect(types(get('/api/portal/{id}/qr.svg'), '200')).toEqual(['image/svg+xml']);
+    expect(types(get('/api/portal/{id}/qr.svg'), '404')).toEqual(['application/json']);
+    expect(types(get('/api/portal/{id}'), '200')).toEqual(['application/json']);
+    // Every route that answers something other than JSON says what.
+    for (const route of allRoutes.filter((candidate) => candidate.responseKind === 'asset')) expect(route.assetTypes?.length, route.name).toBeGreaterThan(0);
+  });
+
   it('documents the order request the use case validates: items by sku or id with qty, jurisdiction and the receipt fields', () => {
     const operation = (document.paths['/api/orders'] as Record<string, Operation>).post!;
     const schema = operation.requestBody!.content['application/json']!.schema as { properties: Record<string, Schema>; required: string[] };
