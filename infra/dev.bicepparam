@@ -14,10 +14,17 @@ param apimPublisherName = 'Crypto Receipts (dev)'
 param brandKey = 'default'
 param brandName = 'Crypto Receipts (dev)'
 
-// Base Sepolia and Circle's test USDC there; the split factory is the one deployed for dev.
+// Base Sepolia: Circle's test USDC, no USDT, Chainlink's ETH/USD there; the split factory is the one
+// deployed for dev. Every chain parameter is set here: main.bicep's defaults are Base mainnet's.
 param chainRpcUrl = 'https://sepolia.base.org'
 param chainId = 84532
 param usdcAddress = '0x036CbD53842c5426634e7929541eC2318f3dCF7e'
+param usdtAddress = ''
+param ethUsdFeedAddress = '0x4aDC67696bA383F43DD60A9e78F2C97Fbbfc7cb1'
+// The feed's 1200-second heartbeat plus a margin, as on mainnet.
+param feedHeartbeatSeconds = 1500
+param chainConfirmations = 2
+param chainExplorerUrl = 'https://sepolia.basescan.org'
 // No fallbacks: a wrong platform wallet would receive real fees.
 param splitFactoryAddress = readEnvironmentVariable('SPLIT_FACTORY_ADDRESS')
 param platformWallet = readEnvironmentVariable('PLATFORM_WALLET')
@@ -34,6 +41,13 @@ param edgeProxyEnabled = false
 param deployGateway = bool(readEnvironmentVariable('DEPLOY_GATEWAY', 'true'))
 param keylessCallsPerMinute = 120
 param splitDeployDailyBudget = 200
+
+// Payments: the quote lock, expiry, slippage and the watcher's log range (infra/README.md, "Payments").
+param quoteLockSeconds = 600
+param receiptExpirySeconds = 86400
+param paymentSlippageBps = 100
+param watchBlockRange = 2000
+param portalCallsPerMinute = 120
 
 param actionGroupResourceId = readEnvironmentVariable('ALERT_ACTION_GROUP_ID', '')
 param outboxDepthThreshold = 20

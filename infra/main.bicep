@@ -63,17 +63,36 @@ param brandKey string = 'default'
 @description('Brand display name (BRAND_NAME).')
 param brandName string = 'Crypto Receipts'
 
-@description('JSON-RPC endpoint of the EVM chain (CHAIN_RPC_URL). If your provider puts an API key in the URL, treat it as a secret: store it in Key Vault and change the app setting to a Key Vault reference.')
+// The chain (infra/README.md, "Payments"). The defaults are Base mainnet's; the chain id, the tokens,
+// the price feed, the explorer, the confirmations and the feed's staleness limit belong together: a
+// parameter file sets all of them (test/infra checks each file against the chain it names).
+
+@description('JSON-RPC endpoint of the EVM chain (CHAIN_RPC_URL). The payment watcher calls it every second: use a provider\'s endpoint whose plan covers that, not a public rate-limited one. If your provider puts an API key in the URL, treat it as a secret: store it in Key Vault and change the app setting to a Key Vault reference.')
 param chainRpcUrl string
 
-@description('EVM chain id (CHAIN_ID), e.g. 8453 for Base or 84532 for Base Sepolia.')
-param chainId int
+@description('EVM chain id (CHAIN_ID). Default: Base mainnet, 8453 (Base Sepolia: 84532).')
+param chainId int = 8453
 
-@description('USDC token contract on that chain (USDC_ADDRESS).')
-param usdcAddress string
+@description('USDC token contract on that chain (USDC_ADDRESS). Default: native USDC on Base.')
+param usdcAddress string = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
 
-@description('USDT token contract on that chain (USDT_ADDRESS); empty when the chain has none.')
-param usdtAddress string = ''
+@description('USDT token contract on that chain (USDT_ADDRESS); empty when the chain has none. Default: USDT on Base.')
+param usdtAddress string = '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2'
+
+@description('Chainlink ETH/USD price feed (AggregatorV3) on that chain (ETH_USD_FEED_ADDRESS); empty: buyers cannot pay in ETH. Default: ETH/USD on Base.')
+param ethUsdFeedAddress string = '0x71041dddad3595F9CEd3DcCFBe3D1F4b0a16Bb70'
+
+@description('Seconds after which the feed\'s latest answer is stale and an ETH quote answers 409 price_stale (FEED_HEARTBEAT_SECONDS): the feed\'s heartbeat plus a margin. Default: 1500, the 1200-second heartbeat of ETH/USD on Base plus 300 seconds for an update that is late to land.')
+@minValue(1)
+param feedHeartbeatSeconds int = 1500
+
+@description('Blocks a payment or refund needs, its own included, before it counts (CHAIN_CONFIRMATIONS). Default: 2, the block and one more (about 4 seconds on Base): past a one-block reorganisation of the sequencer\'s latest block, without waiting for L1 finality.')
+@minValue(1)
+@maxValue(100)
+param chainConfirmations int = 2
+
+@description('Block explorer for transaction links, <url>/tx/<hash> (CHAIN_EXPLORER_URL). Default: BaseScan.')
+param chainExplorerUrl string = 'https://basescan.org'
 
 @description('Split factory contract (SPLIT_FACTORY_ADDRESS).')
 param splitFactoryAddress string
@@ -83,6 +102,29 @@ param platformWallet string
 
 @description('Platform admin wallets, comma-separated (ADMIN_WALLETS).')
 param adminWallets string
+
+@description('Seconds a quote holds its token amount and rate (QUOTE_LOCK_SECONDS).')
+@minValue(30)
+@maxValue(86400)
+param quoteLockSeconds int = 600
+
+@description('Seconds after which an unpaid receipt fails with PORTAL_SESSION_EXPIRED (RECEIPT_EXPIRY_SECONDS); a valid payment arriving later still makes it paid.')
+@minValue(10)
+param receiptExpirySeconds int = 86400
+
+@description('Basis points a payment after its quote\'s lock may fall short of the amount at the current price and still count (PAYMENT_SLIPPAGE_BPS, 100 = 1 %); below that an ETH payment fails the receipt with PORTAL_CHAIN_SLIPPAGE_EXCEEDED.')
+@minValue(0)
+@maxValue(5000)
+param paymentSlippageBps int = 100
+
+@description('Blocks one eth_getLogs call of the payment watcher may span (WATCH_BLOCK_RANGE); keep it within the RPC provider\'s limit for eth_getLogs.')
+@minValue(1)
+@maxValue(100000)
+param watchBlockRange int = 2000
+
+@description('Calls a minute about one receipt on the buyer\'s routes (portal), counted by the app (PORTAL_RATE_LIMIT_PER_MINUTE); the gateway limits each client address besides (keylessCallsPerMinute).')
+@minValue(1)
+param portalCallsPerMinute int = 120
 
 @description('Most instances Flex Consumption may scale the Function App to.')
 @minValue(1)
@@ -125,7 +167,7 @@ param outboxDepthThreshold int = 100
 @maxValue(100)
 param serverErrorRatePercent int = 5
 
-@description('Alert when the relayer wallet holds less than this much native currency (ETH), as a decimal string, e.g. 0.05. The relayer pays gas for split deployments and x402 settlement.')
+@description('Alert when the relayer wallet holds less than this much native currency (ETH), as a decimal string, e.g. 0.05. The relayer pays gas for split deployments, the distributions that reconcile paid receipts, and x402 settlement.')
 param relayerMinBalanceEth string = '0.05'
 
 @description('The Functions host key that API Management sends as x-functions-key. Written as the Key Vault secret apim-function-key on every run and as the host key "apim" in the gateway step (deployGateway). Generate it (see infra/README.md); never commit it.')
@@ -141,7 +183,7 @@ param jwtSecret string = ''
 @secure()
 param dataEncryptionKey string = ''
 
-@description('RELAYER_PRIVATE_KEY (0x + 64 hex digits; pays gas). Empty: the Key Vault secret relayer-private-key is left as it is.')
+@description('RELAYER_PRIVATE_KEY (0x + 64 hex digits; the wallet that pays gas for split deployments and distributions). Written into the Key Vault secret relayer-private-key, which the app setting references. Empty: the Key Vault secret relayer-private-key is left as it is.')
 @secure()
 param relayerPrivateKey string = ''
 
@@ -294,6 +336,15 @@ module functionApp 'modules/functionapp.bicep' = {
     chainId: chainId
     usdcAddress: usdcAddress
     usdtAddress: usdtAddress
+    ethUsdFeedAddress: ethUsdFeedAddress
+    feedHeartbeatSeconds: feedHeartbeatSeconds
+    chainConfirmations: chainConfirmations
+    chainExplorerUrl: chainExplorerUrl
+    quoteLockSeconds: quoteLockSeconds
+    receiptExpirySeconds: receiptExpirySeconds
+    paymentSlippageBps: paymentSlippageBps
+    watchBlockRange: watchBlockRange
+    portalCallsPerMinute: portalCallsPerMinute
     splitFactoryAddress: splitFactoryAddress
     platformWallet: platformWallet
     adminWallets: adminWallets

@@ -4,6 +4,10 @@
 // trustworthy. That key is not written here: the Functions host accepts keys only once it serves code,
 // so gateway-host-key.bicep writes it in the gateway step, after the code is deployed (infra/README.md).
 // Storage, Cosmos DB, Key Vault and telemetry are reached with the user-assigned identity.
+// The queue and timer functions (shared/triggers/table.ts) need nothing beyond the app: the host runs
+// each timer on one instance at a time, holding a blob lease in azure-webjobs-hosts (roles.bicep lets
+// the identity write there). payments-watch runs every second, so the app never idles (infra/README.md,
+// "Payments").
 
 @description('Base name of the deployment; resource names derive from it and the resource group id.')
 param name string
@@ -74,6 +78,33 @@ param usdcAddress string
 @description('USDT_ADDRESS (may be empty).')
 param usdtAddress string
 
+@description('ETH_USD_FEED_ADDRESS (may be empty: no ETH payments).')
+param ethUsdFeedAddress string
+
+@description('FEED_HEARTBEAT_SECONDS: a feed answer older than this is stale.')
+param feedHeartbeatSeconds int
+
+@description('CHAIN_CONFIRMATIONS: blocks a payment or refund needs, its own included.')
+param chainConfirmations int
+
+@description('CHAIN_EXPLORER_URL.')
+param chainExplorerUrl string
+
+@description('QUOTE_LOCK_SECONDS.')
+param quoteLockSeconds int
+
+@description('RECEIPT_EXPIRY_SECONDS.')
+param receiptExpirySeconds int
+
+@description('PAYMENT_SLIPPAGE_BPS.')
+param paymentSlippageBps int
+
+@description('WATCH_BLOCK_RANGE.')
+param watchBlockRange int
+
+@description('PORTAL_RATE_LIMIT_PER_MINUTE: calls a minute about one receipt on the buyer\'s routes.')
+param portalCallsPerMinute int
+
 @description('SPLIT_FACTORY_ADDRESS.')
 param splitFactoryAddress string
 
@@ -133,6 +164,15 @@ var appSettings = concat(
     { name: 'CHAIN_ID', value: string(chainId) }
     { name: 'USDC_ADDRESS', value: usdcAddress }
     { name: 'USDT_ADDRESS', value: usdtAddress }
+    // Payments: the price feed, what counts as paid, and the watcher (an empty value counts as unset).
+    { name: 'ETH_USD_FEED_ADDRESS', value: ethUsdFeedAddress }
+    { name: 'FEED_HEARTBEAT_SECONDS', value: string(feedHeartbeatSeconds) }
+    { name: 'CHAIN_CONFIRMATIONS', value: string(chainConfirmations) }
+    { name: 'CHAIN_EXPLORER_URL', value: chainExplorerUrl }
+    { name: 'QUOTE_LOCK_SECONDS', value: string(quoteLockSeconds) }
+    { name: 'RECEIPT_EXPIRY_SECONDS', value: string(receiptExpirySeconds) }
+    { name: 'PAYMENT_SLIPPAGE_BPS', value: string(paymentSlippageBps) }
+    { name: 'WATCH_BLOCK_RANGE', value: string(watchBlockRange) }
     { name: 'SPLIT_FACTORY_ADDRESS', value: splitFactoryAddress }
     { name: 'PLATFORM_WALLET', value: platformWallet }
     { name: 'ADMIN_WALLETS', value: adminWallets }
@@ -141,9 +181,11 @@ var appSettings = concat(
     { name: 'AZURE_SUBSCRIPTION_ID', value: subscription().subscriptionId }
     { name: 'APIM_RESOURCE_GROUP', value: resourceGroup().name }
     { name: 'APIM_SERVICE_NAME', value: apimServiceName }
-    // Abuse limits: the keyless limit is API Management's (the same number), the daily budget the app's.
+    // Abuse limits: the keyless limit is API Management's (the same number), the daily budget and the
+    // per-receipt portal limit the app's.
     { name: 'KEYLESS_RATE_LIMIT_PER_MINUTE', value: string(keylessCallsPerMinute) }
     { name: 'SPLIT_DEPLOY_DAILY_BUDGET', value: string(splitDeployDailyBudget) }
+    { name: 'PORTAL_RATE_LIMIT_PER_MINUTE', value: string(portalCallsPerMinute) }
     { name: 'JWT_SECRET', value: keyVaultReference.jwtSecret }
     { name: 'DATA_ENCRYPTION_KEY', value: keyVaultReference.dataEncryptionKey }
     { name: 'RELAYER_PRIVATE_KEY', value: keyVaultReference.relayerPrivateKey }

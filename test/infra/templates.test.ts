@@ -4,18 +4,23 @@
  * second half feeds the same checks broken copies to show that each one can fail.
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { apimProductOfPlan } from '../../shared/adapters/apim/products';
 import { loadConfig } from '../../shared/config';
+import { allRoutes } from '../../shared/http/routes';
 import { allContainers, allQueues } from '../../shared/registry';
-import { brokenCopy, readInfraFiles } from './support/files';
+import { brokenCopy, readInfraFiles, repoRoot } from './support/files';
 import {
   checkAbuseLimits,
   checkApiVersions,
+  checkAppSecrets,
   checkContainers,
   checkDiagnostics,
   checkEdgeSecretFirstRun,
   checkGateway,
+  checkGatewayRouting,
   checkGatewayStep,
   checkIdentityAndSettings,
   checkNoSecrets,
@@ -23,8 +28,11 @@ import {
   checkOutputs,
   checkParameterDescriptions,
   checkParameterFiles,
+  checkPaymentSettings,
   checkQueues,
   checkReferences,
+  type KnownChain,
+  type PaymentExpectations,
 } from './support/template-checks';
 
 const files = readInfraFiles();
@@ -32,6 +40,59 @@ const appDefaults = loadConfig({ STORE: 'memory', APP_ENV: 'development' });
 const planQuotas = { starter: appDefaults.PLAN_QUOTAS.starter, pro: appDefaults.PLAN_QUOTAS.pro, enterprise: appDefaults.PLAN_QUOTAS.enterprise };
 /** The defaults of KEYLESS_RATE_LIMIT_PER_MINUTE and SPLIT_DEPLOY_DAILY_BUDGET in the app. */
 const abuseLimits = { keylessCallsPerMinute: 120, splitDeployDailyBudget: 200 };
+
+/**
+ * The chains a parameter file may name and what the service uses on each: Circle's USDC, Tether's USDT
+ * (none on Base Sepolia), Chainlink's ETH/USD feed with its heartbeat, the explorer. A new chain is
+ * added here with its addresses, checked against the issuers' and Chainlink's lists.
+ */
+const chains: Record<number, KnownChain> = {
+  8453: {
+    name: 'Base',
+    usdcAddress: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    usdtAddress: '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2',
+    ethUsdFeedAddress: '0x71041dddad3595F9CEd3DcCFBe3D1F4b0a16Bb70',
+    feedHeartbeat: 1200,
+    chainExplorerUrl: 'https://basescan.org',
+  },
+  84532: {
+    name: 'Base Sepolia',
+    usdcAddress: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+    usdtAddress: '',
+    ethUsdFeedAddress: '0x4aDC67696bA383F43DD60A9e78F2C97Fbbfc7cb1',
+    feedHeartbeat: 1200,
+    chainExplorerUrl: 'https://sepolia.basescan.org',
+  },
+};
+
+/** The payment settings as the app reads them: every value must pass its configuration check, under the name it reads. */
+const payments: PaymentExpectations = {
+  chains,
+  defaultChainId: 8453,
+  appDefaults: {
+    chainConfirmations: appDefaults.CHAIN_CONFIRMATIONS,
+    quoteLockSeconds: appDefaults.QUOTE_LOCK_SECONDS,
+    receiptExpirySeconds: appDefaults.RECEIPT_EXPIRY_SECONDS,
+    paymentSlippageBps: appDefaults.PAYMENT_SLIPPAGE_BPS,
+    watchBlockRange: appDefaults.WATCH_BLOCK_RANGE,
+    portalCallsPerMinute: appDefaults.PORTAL_RATE_LIMIT_PER_MINUTE,
+  },
+  validate: (env) => {
+    // The rest of a chain's configuration, so that the check looks at these settings only.
+    const chain = { CHAIN_RPC_URL: 'https://rpc.example.com', SPLIT_FACTORY_ADDRESS: `0x${'1'.repeat(40)}`, RELAYER_PRIVATE_KEY: `0x${'2'.repeat(64)}` };
+    try {
+      const config = loadConfig({ STORE: 'memory', APP_ENV: 'development', ...chain, ...env }) as unknown as Record<string, unknown>;
+      return Object.entries(env)
+        .filter(([name, value]) => value !== '' && config[name] === undefined)
+        .map(([name]) => `${name} is not a setting the app reads`);
+    } catch (error) {
+      return [(error as Error).message.replace(/\s+/g, ' ')];
+    }
+  },
+};
+
+const gatewayRoutes = allRoutes.map((route) => ({ name: route.name, method: route.method, path: route.path, auth: route.auth.kind }));
+const hostJson = readFileSync(join(repoRoot, 'host.json'), 'utf8');
 
 describe('infra templates', () => {
   it('has the entry point, both parameter files and the modules', () => {
@@ -100,6 +161,20 @@ describe('infra templates', () => {
 
   it('can merge the two generated OpenAPI documents into one API', () => {
     expect(checkOpenApiDocuments(files)).toEqual([]);
+  });
+
+  it('keeps the app secrets (the relayer key among them) in Key Vault, referenced by the app settings and out of the gateway identity\'s reach', () => {
+    expect(checkAppSecrets(files)).toEqual([]);
+  });
+
+  it("sets every payment setting from a parameter: Base mainnet by default, each parameter file on one known chain, values the app accepts", () => {
+    expect(appDefaults.FEED_HEARTBEAT_SECONDS).toBeGreaterThan(chains[8453]!.feedHeartbeat);
+    expect(checkPaymentSettings(files, payments)).toEqual([]);
+  });
+
+  it('routes every path, pages without /api included, to the Function App, and admits every route without a key but the key routes', () => {
+    expect(gatewayRoutes.filter((route) => !route.path.startsWith('/api/')).map((route) => route.path)).toEqual(expect.arrayContaining(['/healthz', '/portal/{id}', '/pay/{id}']));
+    expect(checkGatewayRouting(files, { routes: gatewayRoutes, hostJson })).toEqual([]);
   });
 });
 
@@ -181,10 +256,10 @@ describe('the template checks fail on a broken copy', () => {
   });
 
   it('a parameter file that misses a required parameter or sets an unknown one', () => {
-    const copy = brokenCopy(files, 'dev.bicepparam', /^param chainId = .*\n/m, 'param chainIdentifier = 84532\n');
+    const copy = brokenCopy(files, 'dev.bicepparam', /^param platformWallet = (.*)\n/m, 'param platformWalletAddress = $1\n');
     expect(checkParameterFiles(copy)).toEqual([
-      'dev.bicepparam: param chainIdentifier is not a parameter of main.bicep',
-      'dev.bicepparam: required param chainId of main.bicep is not set',
+      'dev.bicepparam: param platformWalletAddress is not a parameter of main.bicep',
+      'dev.bicepparam: required param platformWallet of main.bicep is not set',
     ]);
   });
 
@@ -281,6 +356,93 @@ resource gatewayHostKey 'Microsoft.Web/sites/host/functionKeys@2024-04-01' = {
     expect(checkEdgeSecretFirstRun(before)).toEqual([expect.stringMatching(/^prod\.bicepparam:\d+: says a secret must exist before the deployment/)]);
     const notWritten = brokenCopy(files, 'main.bicep', /^\s*edgeSecret: edgeSecret\n/m);
     expect(checkEdgeSecretFirstRun(notWritten)).toEqual(['main.bicep: the Key Vault module is not given edgeSecret']);
+  });
+
+  it('the relayer secret missing, copied into a setting, or readable by the gateway', () => {
+    const notWritten = brokenCopy(files, 'modules/keyvault.bicep', /^resource relayerPrivateKeyValue [\s\S]*?\n}\n/m);
+    expect(checkAppSecrets(notWritten)).toEqual(['modules/keyvault.bicep: relayerPrivateKey is not written as the secret secretNames.relayerPrivateKey (when given)']);
+    const notGiven = brokenCopy(files, 'main.bicep', /^\s*relayerPrivateKey: relayerPrivateKey\n/m);
+    expect(checkAppSecrets(notGiven)).toEqual(['main.bicep: the Key Vault module is not given relayerPrivateKey']);
+    const noSetting = brokenCopy(files, 'modules/functionapp.bicep', /^\s*\{ name: 'RELAYER_PRIVATE_KEY'.*\n/m);
+    expect(checkAppSecrets(noSetting)).toEqual(['modules/functionapp.bicep: app setting RELAYER_PRIVATE_KEY is not keyVaultReference.relayerPrivateKey']);
+    expect(checkIdentityAndSettings(noSetting)).toEqual(['modules/functionapp.bicep: app setting RELAYER_PRIVATE_KEY is missing']);
+    const gateway = brokenCopy(files, 'main.bicep', '[keyVault.outputs.secretNames.gatewayFunctionKey]', '[keyVault.outputs.secretNames.gatewayFunctionKey, keyVault.outputs.secretNames.relayerPrivateKey]');
+    expect(checkAppSecrets(gateway)).toEqual(['main.bicep: the gateway identity may read relayer-private-key; only the app needs it']);
+    const env = brokenCopy(files, 'prod.bicepparam', "readEnvironmentVariable('RELAYER_PRIVATE_KEY', '')", "readEnvironmentVariable('RELAYER_KEY', '')");
+    expect(checkAppSecrets(env)).toEqual(["prod.bicepparam: param relayerPrivateKey is not readEnvironmentVariable('RELAYER_PRIVATE_KEY', '')"]);
+  });
+
+  it('a payment setting missing, or not reaching the app', () => {
+    const setting = brokenCopy(files, 'modules/functionapp.bicep', /^\s*\{ name: 'CHAIN_CONFIRMATIONS'.*\n/m);
+    expect(checkPaymentSettings(setting, payments)).toEqual(['modules/functionapp.bicep: app setting CHAIN_CONFIRMATIONS is missing']);
+    const unwired = brokenCopy(files, 'main.bicep', /^\s*ethUsdFeedAddress: ethUsdFeedAddress\n/m);
+    expect(checkPaymentSettings(unwired, payments)).toEqual(['main.bicep: modules/functionapp.bicep is not given ethUsdFeedAddress']);
+    const misnamed = brokenCopy(files, 'modules/functionapp.bicep', "{ name: 'WATCH_BLOCK_RANGE', value: string(watchBlockRange) }", "{ name: 'WATCH_BLOCK_RANGE', value: string(quoteLockSeconds) }");
+    expect(checkPaymentSettings(misnamed, payments)).toEqual(['modules/functionapp.bicep: app setting WATCH_BLOCK_RANGE is string(quoteLockSeconds), expected string(watchBlockRange)']);
+  });
+
+  it('payment defaults that are not Base mainnet or not the app\'s, a feed limit without margin, a value the app refuses', () => {
+    const feed = brokenCopy(files, 'main.bicep', "param ethUsdFeedAddress string = '0x71041dddad3595F9CEd3DcCFBe3D1F4b0a16Bb70'", "param ethUsdFeedAddress string = '0x4aDC67696bA383F43DD60A9e78F2C97Fbbfc7cb1'");
+    expect(checkPaymentSettings(feed, payments)).toEqual([
+      'main.bicep (defaults): ethUsdFeedAddress is "0x4aDC67696bA383F43DD60A9e78F2C97Fbbfc7cb1"; on Base (8453) it is "0x71041dddad3595F9CEd3DcCFBe3D1F4b0a16Bb70"',
+    ]);
+    const lock = brokenCopy(files, 'main.bicep', 'param quoteLockSeconds int = 600', 'param quoteLockSeconds int = 900');
+    expect(checkPaymentSettings(lock, payments)).toEqual(["main.bicep: param quoteLockSeconds defaults to 900; the app's default is 600"]);
+    const heartbeat = brokenCopy(files, 'prod.bicepparam', 'param feedHeartbeatSeconds = 1500', 'param feedHeartbeatSeconds = 1200');
+    expect(checkPaymentSettings(heartbeat, payments)).toEqual([
+      "prod.bicepparam: feedHeartbeatSeconds 1200 leaves no margin over the Base feed's 1200-second heartbeat: a healthy feed would read as stale",
+    ]);
+    const refused = brokenCopy(files, 'prod.bicepparam', 'param paymentSlippageBps = 100', 'param paymentSlippageBps = 6000');
+    expect(checkPaymentSettings(refused, payments)).toEqual([expect.stringMatching(/^prod\.bicepparam: invalid configuration: PAYMENT_SLIPPAGE_BPS: /)]);
+  });
+
+  it('a parameter file on one chain with another chain\'s contracts, or leaving a chain parameter to the defaults', () => {
+    const mixed = brokenCopy(files, 'dev.bicepparam', "param usdcAddress = '0x036CbD53842c5426634e7929541eC2318f3dCF7e'", "param usdcAddress = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'");
+    expect(checkPaymentSettings(mixed, payments)).toEqual([
+      'dev.bicepparam: usdcAddress is "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"; on Base Sepolia (84532) it is "0x036CbD53842c5426634e7929541eC2318f3dCF7e"',
+    ]);
+    const left = brokenCopy(files, 'dev.bicepparam', /^param usdtAddress = .*\n/m);
+    expect(checkPaymentSettings(left, payments)).toEqual([
+      "dev.bicepparam: sets no usdtAddress; every chain parameter is set in the file (main.bicep's defaults are another chain's)",
+      'dev.bicepparam: usdtAddress is "0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2"; on Base Sepolia (84532) it is ""',
+    ]);
+    const unknown = brokenCopy(files, 'dev.bicepparam', 'param chainId = 84532', 'param chainId = 1');
+    expect(checkPaymentSettings(unknown, payments)).toEqual([expect.stringMatching(/^dev\.bicepparam: chainId 1 is not a chain the checks know/)]);
+  });
+
+  it('a portal route or page requiring a key at the gateway, missing from it, or not reaching the Function App', () => {
+    const keyless = JSON.parse(files['openapi.keyless.json']!) as { paths: Record<string, Record<string, unknown>> };
+    const keyed = JSON.parse(files['openapi.keyed.json']!) as { paths: Record<string, Record<string, unknown>> };
+    const { ['/api/portal/{id}']: portal, ...rest } = keyless.paths;
+    const moved = { ...files, 'openapi.keyless.json': JSON.stringify({ ...keyless, paths: rest }), 'openapi.keyed.json': JSON.stringify({ ...keyed, paths: { ...keyed.paths, '/api/portal/{id}': portal } }) };
+    expect(checkGatewayRouting(moved, { routes: gatewayRoutes, hostJson })).toEqual([
+      'openapi.keyed.json: GET /api/portal/{id} (portal-get) is a portal route: as a key route the gateway answers 401 without a key',
+      'openapi.keyless.json: GET /api/portal/{id} (portal-get) is missing: the gateway would answer 404',
+    ]);
+    const { ['/pay/{id}']: _, ...withoutPay } = keyless.paths;
+    const missing = { ...files, 'openapi.keyless.json': JSON.stringify({ ...keyless, paths: withoutPay }) };
+    expect(checkGatewayRouting(missing, { routes: gatewayRoutes, hostJson })).toEqual(['openapi.keyless.json: GET /pay/{id} (pay-page) is missing: the gateway would answer 404']);
+    const mounted = brokenCopy(files, 'modules/apim.bicep', "displayName: 'Crypto Receipts API'\n    path: ''", "displayName: 'Crypto Receipts API'\n    path: 'api'");
+    expect(checkGatewayRouting(mounted, { routes: gatewayRoutes, hostJson })).toEqual([
+      expect.stringMatching(/^modules\/apim\.bicep: the API is mounted at \/api, not the root: .*GET \/portal\/\{id\}.*GET \/pay\/\{id\}/),
+    ]);
+    const prefixed = hostJson.replace('"routePrefix": ""', '"routePrefix": "api"');
+    expect(prefixed).not.toBe(hostJson);
+    expect(checkGatewayRouting(files, { routes: gatewayRoutes, hostJson: prefixed })).toEqual([
+      'host.json: extensions.http.routePrefix is "api", not "": the Functions host would serve every route under a prefix the gateway does not add',
+    ]);
+    const operationPolicy = `${files['modules/apim.bicep']}
+resource portalPolicy 'Microsoft.ApiManagement/service/apis/operations/policies@2024-05-01' = {
+  name: 'payments/portal-get/policy'
+  properties: {
+    format: 'xml'
+    value: '<policies><inbound /><backend><forward-request /></backend><outbound /><on-error /></policies>'
+  }
+}
+`;
+    expect(checkGatewayRouting({ ...files, 'modules/apim.bicep': operationPolicy }, { routes: gatewayRoutes, hostJson })).toEqual([
+      "modules/apim.bicep: portalPolicy: a policy on a route's operation; the API policy (key, size and rate checks) is the only one routes get",
+    ]);
   });
 
   it('a route in both generated documents', () => {

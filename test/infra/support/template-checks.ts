@@ -592,5 +592,240 @@ export const checkEdgeSecretFirstRun = (files: InfraFiles): string[] => {
   return problems;
 };
 
+/**
+ * The app's secrets (JWT_SECRET, DATA_ENCRYPTION_KEY, RELAYER_PRIVATE_KEY), all the same way: a secure
+ * parameter read from the environment variable of the same name (empty leaves the secret as it is),
+ * written into Key Vault by the vault module, referenced (not copied) by the app setting, and out of
+ * the gateway identity's reach.
+ */
+export const APP_SECRETS = [
+  { param: 'jwtSecret', setting: 'JWT_SECRET', secret: 'jwt-secret' },
+  { param: 'dataEncryptionKey', setting: 'DATA_ENCRYPTION_KEY', secret: 'data-encryption-key' },
+  { param: 'relayerPrivateKey', setting: 'RELAYER_PRIVATE_KEY', secret: 'relayer-private-key' },
+] as const;
+
+export const checkAppSecrets = (files: InfraFiles): string[] => {
+  const problems: string[] = [];
+  const main = paramDeclarations(files['main.bicep'] ?? '');
+  const modules = moduleDeclarations(files, 'main.bicep');
+  const vaultModule = modules.find((module) => module.target === 'modules/keyvault.bicep');
+  const roles = modules.find((module) => module.target === 'modules/roles.bicep');
+  const secretNames = literalVariable(files['modules/keyvault.bicep'] ?? '', 'secretNames') as Record<string, BicepValue> | undefined;
+  const vault = lex(files['modules/keyvault.bicep'] ?? '').code;
+  const app = lex(files['modules/functionapp.bicep'] ?? '').code;
+  for (const { param, setting, secret } of APP_SECRETS) {
+    const declared = main.find((declaration) => declaration.name === param);
+    if (!declared || !declared.decorators.some((decorator) => /^@(sys\.)?secure\(\)$/.test(decorator)) || !new RegExp(`^param\\s+${param}\\s+string\\s*=\\s*''$`).test(declared.text)) {
+      problems.push(`main.bicep: no @secure() param ${param} string = '' (${setting})`);
+    }
+    if (!vaultModule || !new RegExp(`\\b${param}:\\s*${param}\\b`).test(vaultModule.text)) problems.push(`main.bicep: the Key Vault module is not given ${param}`);
+    if (secretNames?.[param] !== secret) problems.push(`modules/keyvault.bicep: secretNames.${param} is not '${secret}'`);
+    const written = new RegExp(
+      `'Microsoft\\.KeyVault/vaults/secrets@[^']+'\\s*=\\s*if\\s*\\(\\s*!empty\\(\\s*${param}\\s*\\)\\s*\\)\\s*\\{\\s*parent:\\s*vault\\s*name:\\s*secretNames\\.${param}\\s*properties:\\s*\\{\\s*value:\\s*${param}\\b`,
+    );
+    if (!written.test(vault)) problems.push(`modules/keyvault.bicep: ${param} is not written as the secret secretNames.${param} (when given)`);
+    if (!new RegExp(`\\b${param}:\\s*'@Microsoft\\.KeyVault\\(SecretUri=\\$\\{keyVaultUri\\}secrets/\\$\\{secretNames\\.${param}\\}/\\)'`).test(app)) {
+      problems.push(`modules/functionapp.bicep: keyVaultReference.${param} is not a Key Vault reference to secretNames.${param}`);
+    }
+    if (!new RegExp(`\\{\\s*name:\\s*'${setting}'\\s*,\\s*value:\\s*keyVaultReference\\.${param}\\s*\\}`).test(app)) {
+      problems.push(`modules/functionapp.bicep: app setting ${setting} is not keyVaultReference.${param}`);
+    }
+    if (roles && new RegExp(`gatewaySecretNames:[\\s\\S]*\\bsecretNames\\.${param}\\b`).test(roles.text)) {
+      problems.push(`main.bicep: the gateway identity may read ${secret}; only the app needs it`);
+    }
+    for (const file of paramFiles(files)) {
+      const value = paramAssignments(files[file]!).find((assignment) => assignment.name === param)?.value;
+      if (value !== `readEnvironmentVariable('${setting}', '')`) problems.push(`${file}: param ${param} is not readEnvironmentVariable('${setting}', '')`);
+    }
+  }
+  return problems;
+};
+
+/**
+ * The payment settings: each an app setting fed from a main.bicep parameter of its own, through the
+ * Function App module. `chain` ones belong to the chain the deployment uses and are set together in
+ * every parameter file; the others default to the app's own defaults.
+ */
+export const PAYMENT_SETTINGS = [
+  { setting: 'CHAIN_ID', param: 'chainId', type: 'int', chain: true },
+  { setting: 'USDC_ADDRESS', param: 'usdcAddress', type: 'string', chain: true },
+  { setting: 'USDT_ADDRESS', param: 'usdtAddress', type: 'string', chain: true },
+  { setting: 'ETH_USD_FEED_ADDRESS', param: 'ethUsdFeedAddress', type: 'string', chain: true },
+  { setting: 'FEED_HEARTBEAT_SECONDS', param: 'feedHeartbeatSeconds', type: 'int', chain: true },
+  { setting: 'CHAIN_CONFIRMATIONS', param: 'chainConfirmations', type: 'int', chain: true },
+  { setting: 'CHAIN_EXPLORER_URL', param: 'chainExplorerUrl', type: 'string', chain: true },
+  { setting: 'QUOTE_LOCK_SECONDS', param: 'quoteLockSeconds', type: 'int', chain: false },
+  { setting: 'RECEIPT_EXPIRY_SECONDS', param: 'receiptExpirySeconds', type: 'int', chain: false },
+  { setting: 'PAYMENT_SLIPPAGE_BPS', param: 'paymentSlippageBps', type: 'int', chain: false },
+  { setting: 'WATCH_BLOCK_RANGE', param: 'watchBlockRange', type: 'int', chain: false },
+  { setting: 'PORTAL_RATE_LIMIT_PER_MINUTE', param: 'portalCallsPerMinute', type: 'int', chain: false },
+] as const;
+
+/** What the service uses on a chain: its tokens (empty: none), the ETH/USD feed and that feed's heartbeat, the explorer. */
+export interface KnownChain {
+  name: string;
+  usdcAddress: string;
+  usdtAddress: string;
+  ethUsdFeedAddress: string;
+  /** Seconds between the feed's updates at the most (Chainlink's heartbeat). */
+  feedHeartbeat: number;
+  chainExplorerUrl: string;
+}
+
+export interface PaymentExpectations {
+  /** Chain id → what belongs to it. main.bicep's defaults are those of `defaultChainId`. */
+  chains: Record<number, KnownChain>;
+  defaultChainId: number;
+  /** The app's defaults (shared/config.ts) of the settings that are not the chain's, by parameter. */
+  appDefaults: Record<string, number>;
+  /** The app's configuration check on these settings: its problems, none when the app would start. */
+  validate: (env: Record<string, string>) => string[];
+}
+
+/** A literal parameter value (`'text'`, a number, a bool), or undefined for an expression. */
+const literalOf = (text: string | undefined): string | number | boolean | undefined => {
+  if (text === undefined) return undefined;
+  const value = text.trim();
+  if (/^'(?:[^'\\$]|\\.)*'$/.test(value)) return value.slice(1, -1).replace(/\\(.)/g, '$1');
+  if (/^-?\d+$/.test(value)) return Number(value);
+  if (value === 'true' || value === 'false') return value === 'true';
+  return undefined;
+};
+
+const defaultOf = (declaration: { text: string } | undefined) => literalOf(/=\s*([\s\S]+)$/.exec(declaration?.text ?? '')?.[1]);
+
+export const checkPaymentSettings = (files: InfraFiles, expected: PaymentExpectations): string[] => {
+  const problems: string[] = [];
+  const main = paramDeclarations(files['main.bicep'] ?? '');
+  const module = paramDeclarations(files['modules/functionapp.bicep'] ?? '');
+  const functionApp = moduleDeclarations(files, 'main.bicep').find((candidate) => candidate.target === 'modules/functionapp.bicep');
+  const app = lex(files['modules/functionapp.bicep'] ?? '').code;
+  const settings = new Map([...app.matchAll(/\{\s*name:\s*'([A-Za-z0-9_]+)'\s*,\s*value:\s*([^}]*?)\s*\}/g)].map((match) => [match[1]!, match[2]!]));
+
+  // Parameter → setting, all the way through.
+  for (const { setting, param, type } of PAYMENT_SETTINGS) {
+    const declared = main.find((declaration) => declaration.name === param);
+    if (!declared) problems.push(`main.bicep: no param ${param} (${setting})`);
+    else if (!new RegExp(`^param\\s+${param}\\s+${type}\\s*=`).test(declared.text)) problems.push(`main.bicep: param ${param} is not a ${type} with a default`);
+    if (!module.some((declaration) => declaration.name === param)) problems.push(`modules/functionapp.bicep: no param ${param} (${setting})`);
+    if (!functionApp || !new RegExp(`\\b${param}:\\s*${param}\\b`).test(functionApp.text)) problems.push(`main.bicep: modules/functionapp.bicep is not given ${param}`);
+    const value = settings.get(setting);
+    const wanted = type === 'int' ? `string(${param})` : param;
+    if (value === undefined) problems.push(`modules/functionapp.bicep: app setting ${setting} is missing`);
+    else if (value.replace(/\s+/g, '') !== wanted) problems.push(`modules/functionapp.bicep: app setting ${setting} is ${value}, expected ${wanted}`);
+  }
+
+  // The values: main.bicep's defaults, then each parameter file over them.
+  const defaults = Object.fromEntries(PAYMENT_SETTINGS.map(({ param }) => [param, defaultOf(main.find((declaration) => declaration.name === param))]));
+  const same = (a: unknown, b: unknown) => (typeof a === 'string' && typeof b === 'string' ? a.toLowerCase() === b.toLowerCase() : a === b);
+  const checkChain = (where: string, values: Record<string, unknown>) => {
+    const chainId = values.chainId;
+    const chain = typeof chainId === 'number' ? expected.chains[chainId] : undefined;
+    if (!chain) {
+      problems.push(`${where}: chainId ${String(chainId)} is not a chain the checks know (${Object.keys(expected.chains).join(', ')}): add its tokens, feed and explorer to the test's table`);
+      return;
+    }
+    for (const param of ['usdcAddress', 'usdtAddress', 'ethUsdFeedAddress', 'chainExplorerUrl'] as const) {
+      if (!same(values[param], chain[param])) problems.push(`${where}: ${param} is ${JSON.stringify(values[param])}; on ${chain.name} (${String(chainId)}) it is ${JSON.stringify(chain[param])}`);
+    }
+    const heartbeat = values.feedHeartbeatSeconds;
+    if (typeof heartbeat !== 'number' || heartbeat <= chain.feedHeartbeat) {
+      problems.push(`${where}: feedHeartbeatSeconds ${String(heartbeat)} leaves no margin over the ${chain.name} feed's ${chain.feedHeartbeat}-second heartbeat: a healthy feed would read as stale`);
+    }
+  };
+  const validate = (where: string, values: Record<string, unknown>) => {
+    const env = Object.fromEntries(
+      PAYMENT_SETTINGS.filter(({ param }) => values[param] !== undefined).map(({ setting, param }) => [setting, String(values[param])]),
+    );
+    for (const problem of expected.validate(env)) problems.push(`${where}: ${problem}`);
+  };
+
+  if (defaults.chainId !== expected.defaultChainId) problems.push(`main.bicep: the default chainId is ${String(defaults.chainId)}, not ${expected.defaultChainId}`);
+  else checkChain('main.bicep (defaults)', defaults);
+  for (const [param, value] of Object.entries(expected.appDefaults)) {
+    if (defaults[param] !== value) problems.push(`main.bicep: param ${param} defaults to ${String(defaults[param])}; the app's default is ${value}`);
+  }
+  validate('main.bicep (defaults)', defaults);
+
+  for (const file of paramFiles(files)) {
+    const assignments = paramAssignments(files[file]!);
+    const values: Record<string, unknown> = { ...defaults };
+    for (const { param, chain } of PAYMENT_SETTINGS) {
+      const assignment = assignments.find((candidate) => candidate.name === param);
+      if (chain && !assignment) problems.push(`${file}: sets no ${param}; every chain parameter is set in the file (main.bicep's defaults are another chain's)`);
+      if (assignment) values[param] = literalOf(assignment.value);
+    }
+    checkChain(file, values);
+    validate(file, values);
+  }
+  return problems;
+};
+
+/** A route as the gateway checks need it. */
+export interface GatewayRoute {
+  name: string;
+  method: string;
+  path: string;
+  auth: string;
+}
+
+/**
+ * Every route reaches the Function App through the gateway on its own path: the API is mounted at the
+ * root (pages such as /portal/{id} and /pay/{id}, and /healthz, have no /api prefix), its service URL
+ * and the backend are the Function App's root, and the Functions host adds no route prefix (host.json).
+ * Key routes are operations of the keyed document (the API policy answers 401 to them without a key);
+ * every other route is in the keyless document only, so it is admitted without a key (product
+ * "public") and gets the API policy's per-address limit and body size limit, which no
+ * operation-level policy may bypass.
+ */
+export const checkGatewayRouting = (files: InfraFiles, context: { routes: readonly GatewayRoute[]; hostJson: string }): string[] => {
+  const problems: string[] = [];
+  const resources = statements(files['modules/apim.bicep'] ?? '').filter((statement) => statement.text.startsWith('resource '));
+  const api = resources.find((statement) => statement.text.includes("'Microsoft.ApiManagement/service/apis@"));
+  const path = api && /\bpath:\s*'([^']*)'/.exec(api.text)?.[1];
+  if (path === undefined) problems.push('modules/apim.bicep: the API has no path');
+  else if (path.replace(/^\/+|\/+$/g, '') !== '') {
+    const outside = context.routes.filter((route) => !route.path.startsWith(`/${path.replace(/^\/+|\/+$/g, '')}/`)).map((route) => `${route.method} ${route.path}`);
+    problems.push(`modules/apim.bicep: the API is mounted at /${path}, not the root: ${outside.join(', ') || 'every route'} would not reach the Function App on its own path`);
+  }
+  if (api && !/\bserviceUrl:\s*'https:\/\/\$\{functionAppHostName\}'/.test(api.text)) problems.push("modules/apim.bicep: the API's serviceUrl is not the Function App's root (https://${functionAppHostName})");
+  const backend = resources.find((statement) => statement.text.includes("'Microsoft.ApiManagement/service/backends@"));
+  if (!backend || !/\burl:\s*'https:\/\/\$\{functionAppHostName\}'/.test(backend.text)) problems.push("modules/apim.bicep: the backend's url is not the Function App's root (https://${functionAppHostName})");
+  let prefix: unknown;
+  try {
+    prefix = (JSON.parse(context.hostJson) as { extensions?: { http?: { routePrefix?: unknown } } }).extensions?.http?.routePrefix;
+  } catch {
+    prefix = undefined;
+  }
+  if (prefix !== '') problems.push(`host.json: extensions.http.routePrefix is ${JSON.stringify(prefix)}, not "": the Functions host would serve every route under a prefix the gateway does not add`);
+
+  const operations = (file: string) => {
+    try {
+      const document = JSON.parse(files[file] ?? '') as { paths?: Record<string, Record<string, unknown>> };
+      return new Set(Object.entries(document.paths ?? {}).flatMap(([route, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${route}`)));
+    } catch {
+      return new Set<string>();
+    }
+  };
+  const keyed = operations('openapi.keyed.json');
+  const keyless = operations('openapi.keyless.json');
+  for (const route of context.routes) {
+    const id = `${route.method} ${route.path}`;
+    if (route.auth === 'key') {
+      if (!keyed.has(id)) problems.push(`openapi.keyed.json: ${id} (${route.name}) is missing: the gateway would not ask for its key`);
+      if (keyless.has(id)) problems.push(`openapi.keyless.json: ${id} (${route.name}) is a key route`);
+    } else {
+      if (keyed.has(id)) problems.push(`openapi.keyed.json: ${id} (${route.name}) is a ${route.auth} route: as a key route the gateway answers 401 without a key`);
+      if (!keyless.has(id)) problems.push(`openapi.keyless.json: ${id} (${route.name}) is missing: the gateway would answer 404`);
+    }
+  }
+  for (const policy of resources.filter((statement) => statement.text.includes("'Microsoft.ApiManagement/service/apis/operations/policies@"))) {
+    if (!/\bparent:\s*unknownRoutes\[/.test(policy.text)) {
+      problems.push(`modules/apim.bicep: ${/^resource\s+(\w+)/.exec(policy.text)?.[1]}: a policy on a route's operation; the API policy (key, size and rate checks) is the only one routes get`);
+    }
+  }
+  return problems;
+};
+
 /** Statement-level view used by tests that build broken copies. */
 export { statements };
