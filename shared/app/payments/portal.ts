@@ -34,7 +34,7 @@ import { isEtagMismatchOrDuplicate, withEtagRetry } from '../etag-retry';
 import { loadMerchant } from '../merchants';
 import { changeStatus } from '../receipt-status';
 
-export type PortalDeps = Pick<AppDeps, 'receipts' | 'claims' | 'merchants' | 'chain' | 'settings' | 'clock' | 'chainState' | 'queue'>;
+export type PortalDeps = Pick<AppDeps, 'receipts' | 'claims' | 'merchants' | 'chain' | 'settings' | 'clock' | 'ids' | 'chainState' | 'queue'>;
 
 /** Quotes kept on a receipt (newest last): enough for every token and for late payments of earlier quotes. */
 const MAX_QUOTES = 20;
@@ -224,7 +224,7 @@ export const quoteFor = async (deps: PortalDeps, receiptId: string, symbol: PayT
   const amount = await claimAmount(deps, receipt, token, split, price, quoteLockMs + receiptExpiryMs);
   const tokenAddress = token.symbol === 'ETH' ? null : token.address;
   const quote: Quote = {
-    quoteId: `q_${randomInt(0, 2 ** 48).toString(36)}${now.toString(36)}`,
+    quoteId: `q_${deps.ids.random(10)}`,
     token: token.symbol,
     tokenAddress,
     chainId: chain.chainId,

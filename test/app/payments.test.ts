@@ -1,0 +1,278 @@
+import { Contract, ContractFactory, NonceManager, Wallet, parseEther, type JsonRpcProvider } from 'ethers';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { EvmChain } from '../../shared/adapters/evm/chain';
+import { mockAggregatorArtifact, testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
+import { createProvider } from '../../shared/adapters/evm/provider';
+import type { AppDeps } from '../../shared/app/deps';
+import { upsertInventoryItem } from '../../shared/app/inventory-upsert';
+import { createOrder } from '../../shared/app/orders';
+import { getPortalView, quoteFor, recordPortalEvent } from '../../shared/app/payments/portal';
+import { verifyPayment } from '../../shared/app/payments/verify';
+import { watchPayments } from '../../shared/app/payments/watcher';
+import { createReceipt } from '../../shared/app/receipts';
+import { InventoryUpsertInput } from '../../shared/domain/inventory';
+import { newMerchant } from '../../shared/domain/merchant';
+import { allStores } from '../support/stores';
+
+/**
+ * Payments end to end below HTTP: quotes, verification and the watcher with every store adapter, on
+ * the run's anvil chain through the real EVM adapter. Each store gets its own merchant, split and
+ * feed, and sends from fresh wallets, so nothing here races the other test files' accounts.
+ */
+const chainInfo = inject('chain');
+let provider: JsonRpcProvider;
+let funder: NonceManager;
+
+const erc20 = (address: string, signer: Wallet | NonceManager) => new Contract(address, testUsdcArtifact.abi, signer);
+
+/** A fresh wallet with ETH for gas and 10,000 of each test token. */
+const newWallet = async (): Promise<Wallet> => {
+  const wallet = new Wallet(Wallet.createRandom().privateKey, provider);
+  await provider.send('anvil_setBalance', [wallet.address, '0x' + parseEther('100').toString(16)]);
+  for (const token of [chainInfo.usdc, chainInfo.usdt]) await (await erc20(token, funder).getFunction('mint')(wallet.address, 10_000_000_000n)).wait();
+  return wallet;
+};
+
+beforeAll(async () => {
+  provider = createProvider(chainInfo.rpcUrl, chainInfo.chainId);
+  const key = Wallet.createRandom();
+  await provider.send('anvil_setBalance', [key.address, '0x' + parseEther('1000').toString(16)]);
+  funder = new NonceManager(new Wallet(key.privateKey, provider));
+});
+afterAll(() => provider.destroy());
+
+describe.each(allStores)('payments on $name', (store) => {
+  let deps: AppDeps;
+  let chain: EvmChain;
+  let feed: Contract;
+  let merchant: string;
+  let split: string;
+  const now = Date.now();
+
+  const setPrice = async (usd: number) => (await feed.getFunction('setAnswer')(BigInt(Math.round(usd * 1e8)))).wait();
+
+  beforeAll(async () => {
+    const relayer = await newWallet();
+    const feedOwner = await newWallet();
+    feed = (await new ContractFactory(mockAggregatorArtifact.abi, mockAggregatorArtifact.bytecode, feedOwner).deploy(3000n * 10n ** 8n)) as Contract;
+    await feed.waitForDeployment();
+    chain = new EvmChain({
+      rpcUrl: chainInfo.rpcUrl,
+      chainId: chainInfo.chainId,
+      relayerPrivateKey: relayer.privateKey,
+      splitFactory: chainInfo.splitFactory,
+      tokens: [chainInfo.usdc, chainInfo.usdt],
+      ethUsdFeed: (await feed.getAddress()).toLowerCase(),
+    });
+    const base = await store.make({ chain });
+    deps = {
+      ...base,
+      settings: {
+        ...base.settings,
+        tokens: [
+          { symbol: 'USDC', address: chainInfo.usdc, decimals: 6 },
+          { symbol: 'USDT', address: chainInfo.usdt, decimals: 6 },
+          { symbol: 'ETH', address: '0x0000000000000000000000000000000000000000', decimals: 18 },
+        ],
+        payments: { ...base.settings.payments, confirmations: 1, explorerUrl: 'https://explorer.example', ethUsdFeed: await feed.getAddress() },
+      },
+    };
+    merchant = Wallet.createRandom().address.toLowerCase();
+    const platform = Wallet.createRandom().address.toLowerCase();
+    const deployed = await chain.deploySplit([
+      { address: merchant, bps: 9_900 },
+      { address: platform, bps: 100 },
+    ]);
+    split = deployed.address;
+    await deps.merchants.upsert(merchant, {
+      ...newMerchant(merchant, now),
+      split: {
+        address: split,
+        recipients: [
+          { address: merchant, bps: 9_900, role: 'merchant' },
+          { address: platform, bps: 100, role: 'platform' },
+        ],
+        platformFeeBps: 100,
+        partnerFeeBps: 0,
+        txHash: deployed.txHash,
+        chainId: chainInfo.chainId,
+        deployedAt: now,
+      },
+    });
+  });
+  afterAll(() => chain.destroy());
+
+  let serial = 0;
+  const newReceipt = async (totalUsd = 52.02) => {
+    const id = `pay-${store.name}-${++serial}-${Date.now()}`;
+    await createReceipt(deps, { wallet: merchant, subscriptionId: null }, { id, lineItems: [{ label: 'Beans', priceUsd: totalUsd }], totalUsd });
+    return id;
+  };
+  const receiptOf = async (id: string) => (await deps.receipts.get(merchant, id))!.value;
+
+  /** Pays a quote the way a wallet would: an ERC-20 transfer, or ETH sent to the split. */
+  const pay = async (buyer: Wallet, quote: { token: string; tokenAddress: string | null; payTo: string; amount: string }, amount = BigInt(quote.amount)) => {
+    const tx = quote.tokenAddress
+      ? await erc20(quote.tokenAddress, buyer).getFunction('transfer')(quote.payTo, amount)
+      : await buyer.sendTransaction({ to: quote.payTo, value: amount });
+    await tx.wait();
+    return tx.hash as string;
+  };
+
+  it.each(['USDC', 'USDT', 'ETH'] as const)('a %s payment reported by hash makes the receipt paid, with its facts', async (token) => {
+    const id = await newReceipt();
+    const buyer = await newWallet();
+    const quote = await quoteFor(deps, id, token);
+    expect(quote).toMatchObject({ token, payTo: split, chainId: chainInfo.chainId });
+    expect(quote.uri).toContain(token === 'ETH' ? `ethereum:${split}@${chainInfo.chainId}?value=${quote.amount}` : `/transfer?address=${split}&uint256=${quote.amount}`);
+    // The same token again, within the lock: the same quote.
+    expect((await quoteFor(deps, id, token)).quoteId).toBe(quote.quoteId);
+    const hash = await pay(buyer, quote);
+    const answer = await verifyPayment(deps, id, hash);
+    expect(answer).toMatchObject({ outcome: 'paid', status: 'paid', received: quote.amount });
+    const receipt = await receiptOf(id);
+    expect(receipt).toMatchObject({ status: 'paid', transactionHash: hash, buyerWallet: buyer.address.toLowerCase(), token, amountPaid: quote.amount, amountOverpaid: null });
+    expect(receipt.paidAt).toBeGreaterThan(0);
+    const view = await getPortalView(deps, id);
+    expect(view.payment).toMatchObject({ transactionHash: hash, explorerUrl: `https://explorer.example/tx/${hash}` });
+    expect(view.payable).toBe(false);
+    // Reported again: already recorded, nothing changes.
+    expect(await verifyPayment(deps, id, hash)).toMatchObject({ outcome: 'already_recorded', status: 'paid' });
+    await expect(quoteFor(deps, id, token)).rejects.toMatchObject({ code: 'receipt_not_payable' });
+  });
+
+  it('tags make each open quote of one total unique, and a plain transfer is matched by the watcher', async () => {
+    const [a, b] = [await newReceipt(19.99), await newReceipt(19.99)];
+    const [qa, qb] = [await quoteFor(deps, a, 'USDC'), await quoteFor(deps, b, 'USDC')];
+    expect(qa.amount).not.toBe(qb.amount);
+    expect(BigInt(qa.amount) / 10_000n).toBe(BigInt(qb.amount) / 10_000n);
+    await watchPayments(deps); // move the cursor to the head
+    const hash = await pay(await newWallet(), qb);
+    const report = await watchPayments(deps);
+    expect(report.matched).toBeGreaterThanOrEqual(1);
+    expect(await receiptOf(b)).toMatchObject({ status: 'paid', transactionHash: hash });
+    expect((await receiptOf(a)).status).toBe('pending');
+  });
+
+  it('an underpayment leaves the receipt unpaid and records it; the rest paid later makes it paid', async () => {
+    const id = await newReceipt();
+    const buyer = await newWallet();
+    const quote = await quoteFor(deps, id, 'USDT');
+    const short = BigInt(quote.amount) - 1_000_000n;
+    const first = await pay(buyer, quote, short);
+    expect(await verifyPayment(deps, id, first)).toMatchObject({ outcome: 'underpaid', status: 'pending', received: short.toString(), expected: quote.amount });
+    expect((await getPortalView(deps, id)).underpaid).toEqual({ token: 'USDT', received: short.toString(), expected: quote.amount });
+    const second = await pay(buyer, quote, 1_000_000n);
+    expect(await verifyPayment(deps, id, second)).toMatchObject({ outcome: 'paid', status: 'paid' });
+    expect((await receiptOf(id)).payments!.map((record) => record.outcome)).toEqual(['underpaid', 'paid']);
+  });
+
+  it('one transaction pays one receipt: its hash reported for another receipt is refused', async () => {
+    const [first, second] = [await newReceipt(), await newReceipt()];
+    const quote = await quoteFor(deps, first, 'USDC');
+    await quoteFor(deps, second, 'USDC');
+    const hash = await pay(await newWallet(), quote);
+    await verifyPayment(deps, first, hash);
+    await expect(verifyPayment(deps, second, hash)).rejects.toMatchObject({ code: 'transaction_already_used' });
+    expect((await receiptOf(second)).status).toBe('pending');
+    expect((await receiptOf(second)).payments ?? []).toEqual([]);
+  });
+
+  it('a reverted payment fails the receipt with PORTAL_CHAIN_TX_REVERTED, and the buyer may pay again', async () => {
+    const id = await newReceipt();
+    const quote = await quoteFor(deps, id, 'USDC');
+    const poor = new Wallet(Wallet.createRandom().privateKey, provider);
+    await provider.send('anvil_setBalance', [poor.address, '0x' + parseEther('1').toString(16)]);
+    // Holds no USDC: the transfer reverts (a fixed gas limit, so it is mined rather than refused).
+    const tx = await erc20(chainInfo.usdc, poor).getFunction('transfer')(split, BigInt(quote.amount), { gasLimit: 100_000 });
+    await tx.wait().catch(() => undefined);
+    expect(await verifyPayment(deps, id, tx.hash)).toMatchObject({ outcome: 'reverted', status: 'failed' });
+    const receipt = await receiptOf(id);
+    expect(receipt.failure).toMatchObject({ failureCode: 'PORTAL_CHAIN_TX_REVERTED', failureCategory: 'blockchain' });
+    expect((await getPortalView(deps, id)).payable).toBe(true);
+    const hash = await pay(await newWallet(), quote);
+    expect(await verifyPayment(deps, id, hash)).toMatchObject({ outcome: 'paid', status: 'paid' });
+  });
+
+  it('refuses what is not a payment of this receipt and changes nothing', async () => {
+    const id = await newReceipt();
+    const quote = await quoteFor(deps, id, 'USDC');
+    const buyer = await newWallet();
+    const elsewhere = await pay(buyer, { ...quote, payTo: Wallet.createRandom().address.toLowerCase() });
+    await expect(verifyPayment(deps, id, elsewhere)).rejects.toMatchObject({ code: 'not_a_payment' });
+    await expect(verifyPayment(deps, id, '0x' + 'ab'.repeat(32))).rejects.toMatchObject({ code: 'transaction_not_found' });
+    await expect(verifyPayment(deps, 'no-such-receipt', elsewhere)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(verifyPayment(deps, '../../etc', elsewhere)).rejects.toMatchObject({ code: 'not_found' });
+    const receipt = await receiptOf(id);
+    expect(receipt.status).toBe('pending');
+    expect(receipt.payments ?? []).toEqual([]);
+  });
+
+  it('ETH after the lock: paid within the slippage tolerance, failed beyond it', async () => {
+    // A one-second lock, so the buyer pays after it.
+    const quick = { ...deps, settings: { ...deps.settings, payments: { ...deps.settings.payments, quoteLockMs: 1_000 } } };
+    try {
+      const [within, beyond] = [await newReceipt(30), await newReceipt(30)];
+      const q1 = await quoteFor(quick, within, 'ETH');
+      const q2 = await quoteFor(quick, beyond, 'ETH');
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      await setPrice(3_010); // 0.33 % dearer: the quoted wei still covers the amount less 1 %
+      const buyer = await newWallet();
+      // Dearer ETH asks for fewer wei now: the quoted amount pays, and what is above the current amount is recorded.
+      expect(await verifyPayment(deps, within, await pay(buyer, q1))).toMatchObject({ outcome: 'overpaid', status: 'paid' });
+      await setPrice(2_900); // 3.3 % cheaper: the quoted wei no longer covers it
+      const answer = await verifyPayment(deps, beyond, await pay(buyer, q2));
+      expect(answer).toMatchObject({ outcome: 'slippage', status: 'failed' });
+      expect((await receiptOf(beyond)).failure?.failureCode).toBe('PORTAL_CHAIN_SLIPPAGE_EXCEEDED');
+    } finally {
+      await setPrice(3_000);
+    }
+  });
+
+  it('refuses quotes it cannot honour: stale feed, unknown token, no split', async () => {
+    const id = await newReceipt();
+    await (await feed.getFunction('setUpdatedAt')(BigInt(Math.floor(Date.now() / 1000) - 7_200))).wait();
+    await expect(quoteFor(deps, id, 'ETH')).rejects.toMatchObject({ code: 'price_stale' });
+    await setPrice(3_000);
+    const usdcOnly = { ...deps, settings: { ...deps.settings, tokens: deps.settings.tokens.filter((t) => t.symbol === 'USDC') } };
+    await expect(quoteFor(usdcOnly, id, 'USDT')).rejects.toMatchObject({ code: 'unsupported_token' });
+    const noSplit = Wallet.createRandom().address.toLowerCase();
+    const unpayable = `nosplit-${store.name}-${Date.now()}`;
+    await createReceipt(deps, { wallet: noSplit, subscriptionId: null }, { id: unpayable, lineItems: [{ label: 'x', priceUsd: 1 }], totalUsd: 1 });
+    expect(await getPortalView(deps, unpayable)).toMatchObject({ payable: false, notPayableReason: 'split_required', quote: null });
+    await expect(quoteFor(deps, unpayable, 'USDC')).rejects.toMatchObject({ code: 'split_required' });
+  });
+
+  it('tracking statuses come from the page; paid never does', async () => {
+    const id = await newReceipt();
+    const buyer = Wallet.createRandom().address.toLowerCase();
+    await recordPortalEvent(deps, id, { status: 'link_opened' });
+    await recordPortalEvent(deps, id, { status: 'buyer_logged_in', wallet: buyer });
+    await recordPortalEvent(deps, id, { error: { code: 'PORTAL_CHAIN_USER_REJECTED', message: 'User rejected the request.' } });
+    const receipt = await receiptOf(id);
+    expect(receipt).toMatchObject({ status: 'buyer_logged_in', buyerWallet: buyer, lastBuyerError: { code: 'PORTAL_CHAIN_USER_REJECTED' } });
+    expect(receipt.statusHistory.map((change) => change.status)).toEqual(['link_opened', 'buyer_logged_in']);
+  });
+
+  it('stock is taken once per paid receipt, never below zero, under 20 concurrent payments of the last items', async () => {
+    const sku = `LAST-${store.name}-${Date.now()}`;
+    await upsertInventoryItem(deps, merchant, InventoryUpsertInput.parse({ sku, name: 'Last ones', priceUsd: 5, stockQty: 5 }));
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const { receipt } = await createOrder(deps, { wallet: merchant, subscriptionId: null }, { items: [{ sku, qty: 1 }] });
+      ids.push(receipt.receiptId);
+    }
+    const buyer = await newWallet();
+    const hashes: string[] = [];
+    for (const id of ids) hashes.push(await pay(buyer, await quoteFor(deps, id, 'USDC')));
+    // Every payment verified at once, and the first one reported five more times over.
+    const answers = await Promise.all([...ids.map((id, i) => verifyPayment(deps, id, hashes[i]!)), ...Array.from({ length: 5 }, () => verifyPayment(deps, ids[0]!, hashes[0]!))]);
+    expect(answers.slice(0, 20).every((answer) => answer.status === 'paid')).toBe(true);
+    const item = (await deps.inventory.findBySku(merchant, sku))!.value;
+    expect(item.stockQty).toBe(0);
+    const receipts = await Promise.all(ids.map(receiptOf));
+    const short = receipts.filter((receipt) => receipt.stock!.shortfall.length > 0);
+    expect(short).toHaveLength(15);
+    expect(short.every((receipt) => receipt.stock!.shortfall[0]!.missing === 1)).toBe(true);
+  });
+});
