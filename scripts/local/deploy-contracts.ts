@@ -29,7 +29,7 @@ export const BUYER_TOKENS = 10_000n * 10n ** 6n;
 // The deployment order fixes the addresses: the relayer's first three nonces, in the order of LocalContracts.
 const ORDER: ContractArtifact[] = [testUsdcArtifact, testUsdtArtifact, splitFactoryArtifact];
 
-const fetchChainId = async (rpcUrl: string): Promise<number> => {
+export const fetchChainId = async (rpcUrl: string): Promise<number> => {
   const response = await fetch(rpcUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -140,6 +140,12 @@ export const runningStack = (files: StackFiles): RunningStackInfo | undefined =>
   }
 };
 
+/** The credentials of the stack running from this data folder, for the scripts that drive it. */
+export const runningCredentials = (files: StackFiles = stackFiles()): SavedCredentials => {
+  if (!runningStack(files)) throw new Error(`no local stack runs from ${files.dataDir}: start one with npm start`);
+  return JSON.parse(readFileSync(files.credentials, 'utf8')) as SavedCredentials;
+};
+
 export const startLocalStack = async (env: Record<string, string | undefined> = process.env, log = console.log): Promise<LocalStack> => {
   const files = stackFiles(env.DATA_DIR);
   const other = runningStack(files);
