@@ -40,7 +40,7 @@ describe('webhooks on the local stack', () => {
         ['checkout_initialized', 'checkout_success'],
       ]);
       for (const request of requests) {
-        expect(Object.keys(JSON.parse(request.body))).toHaveLength(23);
+        expect(Object.keys(JSON.parse(request.body))).toHaveLength(25);
         expect(await verify(stack.apiKey, request.body, request.headers['x-service-signature'] as string)).toBe(true);
         expect(request.verified).toEqual({ ok: true, event: JSON.parse(request.body), timestamp: Number(request.headers['x-service-timestamp']), deliveryId: request.headers['x-service-delivery'] });
       }

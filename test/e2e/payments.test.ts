@@ -1,0 +1,185 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Contract, Wallet, type JsonRpcProvider } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANVIL_ACCOUNTS } from '../../scripts/local/anvil';
+import { setEthUsdPrice } from '../../scripts/local/feed';
+import { testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
+import { createProvider } from '../../shared/adapters/evm/provider';
+import { startReceiver } from '../support/receiver';
+import { call, stackEnv, startStack, stopStack, waitFor, type StartedStack } from '../support/stack';
+
+/**
+ * Buyers paying on `npm start`, over HTTP, on its anvil chain: quote, pay from a funded test account,
+ * report the hash (or not: the watcher), and the receipt becomes paid with a signed webhook.
+ */
+const dataDir = mkdtempSync(join(tmpdir(), 'payments-e2e-'));
+let stack: StartedStack;
+let provider: JsonRpcProvider;
+let credentials: { rpcUrl: string; chainId: number; tokens: { USDC: string; USDT: string }; ethUsdFeed: string; buyers: string[]; wallet: string };
+
+interface Quote {
+  token: string;
+  tokenAddress: string | null;
+  payTo: string;
+  amount: string;
+  expiresAt: number;
+}
+
+beforeAll(async () => {
+  // Receipts expire after 10 s here, so expiry is seen within the test (the timer runs every 30 s).
+  stack = await startStack(stackEnv(dataDir, { RECEIPT_EXPIRY_SECONDS: '10' }));
+  credentials = JSON.parse(readFileSync(join(dataDir, 'local-credentials.json'), 'utf8'));
+  provider = createProvider(credentials.rpcUrl, credentials.chainId);
+}, 120_000);
+afterAll(async () => {
+  provider?.destroy();
+  await stopStack(stack);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Buyer N (1–5): anvil accounts 5–9, funded with test USDC and USDT by the stack. */
+const buyer = (n: number) => new Wallet(ANVIL_ACCOUNTS[4 + n]!.privateKey, provider);
+
+const api = (path: string, init: { method?: string; body?: unknown } = {}) => call(stack.baseUrl, path, { ...init, key: stack.apiKey });
+const portal = (id: string, path = '', body?: unknown) => call(stack.baseUrl, `/api/portal/${id}${path}`, body === undefined ? {} : { method: 'POST', body });
+
+let serial = 0;
+const newReceipt = async (webhookUrl?: string, totalUsd = 52.02) => {
+  const id = `e2e-pay-${++serial}-${Date.now()}`;
+  const created = await api('/api/receipts', { method: 'POST', body: { id, lineItems: [{ label: 'Beans', priceUsd: totalUsd }], totalUsd, ...(webhookUrl && { webhook_url: webhookUrl }) } });
+  expect(created.status).toBe(201);
+  return id;
+};
+
+const quote = async (id: string, token: string): Promise<Quote> => {
+  const answer = await portal(id, '/quote', { token });
+  expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+  return answer.json.quote as Quote;
+};
+
+/** A wallet's payment of a quote: an ERC-20 transfer, or ETH to the split. */
+const pay = async (from: Wallet, q: Quote, amount = BigInt(q.amount)) => {
+  const tx = q.tokenAddress
+    ? await new Contract(q.tokenAddress, testUsdcArtifact.abi, from).getFunction('transfer')(q.payTo, amount)
+    : await from.sendTransaction({ to: q.payTo, value: amount });
+  await tx.wait();
+  return tx.hash as string;
+};
+
+const statusOf = async (id: string) => (await api(`/api/receipts/${id}`)).json;
+
+describe('paying a receipt on the local stack', () => {
+  it.each([
+    ['USDC', 1],
+    ['USDT', 2],
+    ['ETH', 3],
+  ] as const)('%s paid and reported by hash → paid, with a signed webhook carrying the payment', async (token, n) => {
+    const receiver = await startReceiver([], { secret: stack.apiKey });
+    try {
+      const id = await newReceipt(receiver.url);
+      const q = await quote(id, token);
+      const hash = await pay(buyer(n), q);
+      const answer = await portal(id, '/payments', { txHash: hash });
+      expect(answer.status).toBe(200);
+      expect(answer.json).toMatchObject({ outcome: 'paid', status: 'paid', transactionHash: hash });
+      const receipt = await statusOf(id);
+      expect(receipt).toMatchObject({ status: 'paid', transactionHash: hash, buyerWallet: buyer(n).address.toLowerCase(), token, amountPaid: q.amount });
+      const [delivery] = await receiver.waitFor(1);
+      expect(delivery!.verified?.ok).toBe(true);
+      expect(JSON.parse(delivery!.body)).toMatchObject({
+        event: 'receipt.status_updated',
+        receiptId: id,
+        status: 'paid',
+        previousStatus: 'pending',
+        transactionHash: hash,
+        buyerWallet: buyer(n).address.toLowerCase(),
+        token,
+        amountPaid: q.amount,
+        merchantWallet: credentials.wallet,
+      });
+    } finally {
+      await receiver.close();
+    }
+  }, 30_000);
+
+  it('a plain transfer with no hash reported (a phone wallet from the QR code) is found by the watcher', async () => {
+    const id = await newReceipt();
+    const q = await quote(id, 'USDC');
+    const hash = await pay(buyer(4), q);
+    const receipt = await waitFor('the watcher', async () => {
+      const current = await statusOf(id);
+      return current.status === 'paid' ? current : undefined;
+    }, 15_000);
+    expect(receipt).toMatchObject({ transactionHash: hash, buyerWallet: buyer(4).address.toLowerCase() });
+  }, 30_000);
+
+  it('an underpayment stays unpaid; a hash reused for another receipt is refused; bad input is a 4xx', async () => {
+    const [first, second] = [await newReceipt(), await newReceipt()];
+    const q = await quote(first, 'USDT');
+    await quote(second, 'USDT');
+    const short = await pay(buyer(5), q, BigInt(q.amount) - 10_000n);
+    expect((await portal(first, '/payments', { txHash: short })).json).toMatchObject({ outcome: 'underpaid', status: 'pending' });
+    expect((await portal(first)).json).toMatchObject({ underpaid: { token: 'USDT', expected: q.amount } });
+    const reused = await portal(second, '/payments', { txHash: short });
+    expect(reused.status).toBe(409);
+    expect(reused.json.error).toBe('transaction_already_used');
+    for (const [body, code] of [
+      [{ txHash: '0x1234' }, 'invalid_input'],
+      [{ txHash: `0x${'zz'.repeat(32)}` }, 'invalid_input'],
+      [{ txHash: `0x${'ab'.repeat(32)}` }, 'transaction_not_found'],
+      [{}, 'invalid_input'],
+    ] as const) {
+      const refused = await portal(second, '/payments', body);
+      expect(refused.status, JSON.stringify(refused.json)).toBeLessThan(500);
+      expect(refused.json.error).toBe(code);
+    }
+    expect((await portal('R-NOSUCHRECEIPT00', '/payments', { txHash: short })).status).toBe(404);
+    expect((await call(stack.baseUrl, '/api/portal/..%2F..%2Fetc/payments', { method: 'POST', body: { txHash: short } })).status).toBe(404);
+    const big = await fetch(`${stack.baseUrl}/api/portal/${second}/payments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ txHash: 'x'.repeat(2_000_000) }) });
+    expect(big.status).toBe(413);
+    expect((await statusOf(second)).status).toBe('pending');
+  }, 30_000);
+
+  it('a reverted payment fails the receipt with PORTAL_CHAIN_TX_REVERTED', async () => {
+    const id = await newReceipt();
+    const q = await quote(id, 'USDC');
+    const empty = new Wallet(Wallet.createRandom().privateKey, provider);
+    await provider.send('anvil_setBalance', [empty.address, '0xde0b6b3a7640000']);
+    const tx = await new Contract(q.tokenAddress!, testUsdcArtifact.abi, empty).getFunction('transfer')(q.payTo, BigInt(q.amount), { gasLimit: 100_000 });
+    await tx.wait().catch(() => undefined);
+    expect((await portal(id, '/payments', { txHash: tx.hash })).json).toMatchObject({ outcome: 'reverted', status: 'failed' });
+    expect((await api(`/api/receipts/status?id=${id}`)).json).toMatchObject({ status: 'failed', failureCode: 'PORTAL_CHAIN_TX_REVERTED', failureCategory: 'blockchain' });
+  }, 30_000);
+
+  it('ETH paid after the lock with the price moved beyond the tolerance → failed with PORTAL_CHAIN_SLIPPAGE_EXCEEDED', async () => {
+    // The stack's lock is 10 minutes: a quote is made, anvil's clock moves past it, then the buyer pays.
+    const id = await newReceipt();
+    const q = await quote(id, 'ETH');
+    try {
+      await setEthUsdPrice(credentials.rpcUrl, credentials.ethUsdFeed, 2_800);
+      await provider.send('evm_setNextBlockTimestamp', [Math.floor(q.expiresAt / 1000) + 60]);
+      const hash = await pay(buyer(1), q);
+      expect((await portal(id, '/payments', { txHash: hash })).json).toMatchObject({ outcome: 'slippage', status: 'failed' });
+      expect((await api(`/api/receipts/status?id=${id}`)).json).toMatchObject({ failureCode: 'PORTAL_CHAIN_SLIPPAGE_EXCEEDED' });
+    } finally {
+      await setEthUsdPrice(credentials.rpcUrl, credentials.ethUsdFeed, 3_000);
+    }
+  }, 30_000);
+
+  it('an unpaid receipt expires (failed, PORTAL_SESSION_EXPIRED); a payment of its quote afterwards still makes it paid', async () => {
+    const id = await newReceipt();
+    const q = await quote(id, 'USDC');
+    const expired = await waitFor('expiry', async () => {
+      const status = (await api(`/api/receipts/status?id=${id}`)).json;
+      return status.status === 'failed' ? status : undefined;
+    }, 50_000);
+    expect(expired).toMatchObject({ failureCode: 'PORTAL_SESSION_EXPIRED', failureCategory: 'session' });
+    const refusal = await portal(id, '/quote', { token: 'USDC' });
+    expect(refusal.status).toBe(409);
+    expect(refusal.json.error).toBe('receipt_not_payable');
+    const hash = await pay(buyer(2), q);
+    expect((await portal(id, '/payments', { txHash: hash })).json).toMatchObject({ outcome: 'paid', status: 'paid' });
+  }, 70_000);
+});
