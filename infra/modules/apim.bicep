@@ -2,7 +2,7 @@
 // OpenAPI documents, the catch-all for unknown routes, the products, the policies, and telemetry.
 //
 // One API, not two. The generated documents split the routes by auth (infra/openapi.keyed.json: key
-// routes; infra/openapi.keyless.json: public, session and x402 routes), but API Management selects an
+// routes; infra/openapi.keyless.json: public, portal, session and x402 routes), but API Management selects an
 // API by its path prefix before it looks at operations, and two APIs may not share a path. The route
 // table serves one path both ways (GET /api/shop/config with a key, POST with a session; likewise
 // /api/pricing/config and /api/split/deploy), so both documents are imported into one API at the root.
@@ -10,7 +10,8 @@
 // - the API requires a subscription, and the plan products (plan-starter, plan-pro, plan-enterprise)
 //   require one;
 // - the open product "public" does not, so a call without a key is admitted in its context (and
-//   api.xml limits such calls per client address, keylessCallsPerMinute);
+//   api.xml limits such calls per client address, keylessCallsPerMinute): the buyer's pages and their
+//   API (/pay/{id}, /portal/{id}, /portal/assets/{file}, /api/portal/{id}/...) are called so;
 // - the API policy answers 401 to such a call when its operation is a key route, from the named value
 //   keyed-operations, which is derived below from the keyed document (so it cannot drift from it).
 
@@ -226,6 +227,10 @@ resource globalPolicy 'Microsoft.ApiManagement/service/policies@2024-05-01' = {
   ]
 }
 
+// At the root path, with the Function App's root as the service URL: not every route starts with /api
+// (/healthz, and the buyer's pages /pay/{id}, /portal/{id} and /portal/assets/{file}), and the Functions
+// host adds no route prefix (host.json, routePrefix ""), so a request's path is the same at the gateway
+// and at the backend.
 resource api 'Microsoft.ApiManagement/service/apis@2024-05-01' = {
   parent: service
   name: 'payments'
@@ -328,13 +333,13 @@ resource planProductPolicies 'Microsoft.ApiManagement/service/products/policies@
   }
 ]
 
-// The open product: calls without a key (public, session and x402 routes) are admitted in its context.
+// The open product: calls without a key (public, portal, session and x402 routes) are admitted in its context.
 resource publicProduct 'Microsoft.ApiManagement/service/products@2024-05-01' = {
   parent: service
   name: 'public'
   properties: {
     displayName: 'Public'
-    description: 'Calls without a key: public, session and x402 routes. Key routes answer 401 here (api.xml).'
+    description: 'Calls without a key: public, portal (the buyer\'s pages and their API), session and x402 routes. Key routes answer 401 here (api.xml).'
     subscriptionRequired: false
     state: 'published'
   }

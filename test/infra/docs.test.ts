@@ -6,13 +6,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkDeployPermissions, checkDeploySequence, checkEdgeSecretDocs, checkTeardown } from './support/doc-checks';
+import { allTriggers } from '../../shared/triggers/table';
+import { checkDeployPermissions, checkDeploySequence, checkEdgeSecretDocs, checkPaymentsDocs, checkTeardown } from './support/doc-checks';
 import { readInfraFiles, repoRoot } from './support/files';
 
 const infraFiles = readInfraFiles();
 const readme = readFileSync(join(repoRoot, 'infra/README.md'), 'utf8');
 const workflow = readFileSync(join(repoRoot, '.github/workflows/infra.yml'), 'utf8');
 const docs = { 'infra/README.md': readme, '.github/workflows/infra.yml': workflow };
+const timers = allTriggers.filter((trigger) => trigger.kind === 'timer').map((trigger) => trigger.name);
 
 const replaced = (text: string, from: string | RegExp, to = '') => {
   const changed = text.replace(from, to);
@@ -35,6 +37,11 @@ describe('infra documentation', () => {
 
   it('documents teardown: purging the soft-deleted Key Vault and API Management, and the name-collision symptom', () => {
     expect(checkTeardown(readme)).toEqual([]);
+  });
+
+  it('documents payments: every setting with the values the templates use, the timers, the relayer', () => {
+    expect(timers).toContain('payments-watch');
+    expect(checkPaymentsDocs(readme, infraFiles, timers)).toEqual([]);
   });
 });
 
@@ -69,6 +76,21 @@ describe('the documentation checks fail on a broken copy', () => {
   it('Contributor alone stated as enough (the workflow comment before this fix)', () => {
     const copy = replaced(workflow, /on the dev\n# resource group Owner, or Contributor \+ User Access Administrator:[\s\S]*?Control Administrator writes no role definition\)/, 'and\n# Contributor on the dev resource group: what-if runs the deployment\'s validation)');
     expect(checkDeployPermissions({ ...docs, '.github/workflows/infra.yml': copy })).toEqual([expect.stringMatching(/^\.github\/workflows\/infra\.yml: .* names Contributor without Owner/)]);
+  });
+
+  it('a Payments section that lost a setting, shows another value than the templates, or leaves out a timer', () => {
+    expect(checkPaymentsDocs(replaced(readme, '## Payments', '## Chain'), infraFiles, timers)).toEqual(['README.md: no "## Payments" section']);
+    const row = replaced(readme, /^\| `watchBlockRange` .*\n/m);
+    expect(checkPaymentsDocs(row, infraFiles, timers)).toEqual([
+      'README.md: Payments does not name watchBlockRange (WATCH_BLOCK_RANGE)',
+      "README.md: Payments does not show main.bicep's watchBlockRange `2000`",
+      "README.md: Payments does not show dev.bicepparam's watchBlockRange `2000`",
+      "README.md: Payments does not show prod.bicepparam's watchBlockRange `2000`",
+    ]);
+    const feed = { ...infraFiles, 'dev.bicepparam': infraFiles['dev.bicepparam']!.replace('param feedHeartbeatSeconds = 1500', 'param feedHeartbeatSeconds = 1800') };
+    expect(checkPaymentsDocs(readme, feed, timers)).toEqual(["README.md: Payments does not show dev.bicepparam's feedHeartbeatSeconds `1800`"]);
+    const timer = replaced(readme, /^\| `receipts-expire` .*\n/m);
+    expect(checkPaymentsDocs(timer, infraFiles, timers)).toEqual(['README.md: Payments does not list the timer receipts-expire']);
   });
 
   it('no Teardown section, or one without the purges', () => {

@@ -4,7 +4,8 @@
  * permissions, the edge secret and teardown is true. Each takes the texts and returns its problems,
  * so a test runs it on the real files and on a broken copy.
  */
-import { statements } from './bicep';
+import { paramAssignments, paramDeclarations, statements } from './bicep';
+import { PAYMENT_SETTINGS } from './template-checks';
 
 /** The text of a `## <title>` section, without the heading, up to the next `## `. */
 export const markdownSection = (markdown: string, title: string): string | undefined => {
@@ -160,5 +161,45 @@ export const checkTeardown = (readme: string): string[] => {
   const readFirst = commands.search(/properties\.outputs\./);
   const deleted = commands.search(/\baz group delete\b/);
   if (readFirst >= 0 && deleted >= 0 && readFirst > deleted) problems.push('README.md: Teardown reads deployment outputs after the group (and its deployments) is gone');
+  return problems;
+};
+
+/** A literal value of a parameter (default or assignment) as the README would show it, or undefined. */
+const shownValue = (expression: string | undefined) => {
+  const value = expression?.trim();
+  if (value === undefined) return undefined;
+  if (/^'[^'$\\]*'$/.test(value)) return value.slice(1, -1);
+  return /^-?\d+$/.test(value) ? value : undefined;
+};
+
+/**
+ * The Payments section: every payment setting with its parameter, the values main.bicep defaults to
+ * and each parameter file sets (addresses, numbers, URLs), every timer of the trigger table, and the
+ * relayer's secret and balance alert.
+ */
+export const checkPaymentsDocs = (readme: string, infraFiles: Record<string, string>, timers: readonly string[]): string[] => {
+  const section = markdownSection(readme, 'Payments');
+  if (section === undefined) return ['README.md: no "## Payments" section'];
+  const problems: string[] = [];
+  const shows = (text: string) => section.toLowerCase().includes(text.toLowerCase());
+  for (const { setting, param } of PAYMENT_SETTINGS) {
+    if (!shows(`\`${setting}\``) || !shows(`\`${param}\``)) problems.push(`README.md: Payments does not name ${param} (${setting})`);
+  }
+  const sources: Array<[string, Record<string, string | undefined>]> = [
+    ['main.bicep', Object.fromEntries(paramDeclarations(infraFiles['main.bicep'] ?? '').map((param) => [param.name, /=\s*([\s\S]+)$/.exec(param.text)?.[1]]))],
+    ...Object.keys(infraFiles)
+      .filter((file) => file.endsWith('.bicepparam'))
+      .map((file): [string, Record<string, string | undefined>] => [file, Object.fromEntries(paramAssignments(infraFiles[file]!).map((assignment) => [assignment.name, assignment.value]))]),
+  ];
+  for (const [file, values] of sources) {
+    for (const { param } of PAYMENT_SETTINGS) {
+      const value = shownValue(values[param]);
+      if (value && !shows(`\`${value}\``)) problems.push(`README.md: Payments does not show ${file}'s ${param} \`${value}\``);
+    }
+  }
+  for (const timer of timers) if (!shows(`\`${timer}\``)) problems.push(`README.md: Payments does not list the timer ${timer}`);
+  for (const text of ['relayer-private-key', 'relayerMinBalanceEth', 'one instance at a time']) {
+    if (!shows(text)) problems.push(`README.md: Payments does not mention ${text}`);
+  }
   return problems;
 };
