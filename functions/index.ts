@@ -40,3 +40,5 @@ import './portal-events';
 import './portal-payments';
 import './payments-watch';
 import './receipts-expire';
+import './receipts-refund';
+import './receipts-refund-report';
