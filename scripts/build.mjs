@@ -13,6 +13,8 @@ import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
+/** The portal's browser files, under dist/ (web/portal/assets.ts reads them there, told by PORTAL_ASSETS_DIR). */
+const portalAssetsDir = 'web/portal';
 
 /** dist/vendor/<file>: the packages each holds, by the name its exports give each. */
 const vendorFiles = {
@@ -25,6 +27,8 @@ const vendorFiles = {
   'azure-apim.cjs': { '@azure/arm-apimanagement': 'apim' },
   'azure-identity.cjs': { '@azure/identity': 'identity' },
   'jsonwebtoken.cjs': { jsonwebtoken: 'jsonwebtoken' },
+  // The QR codes of the payment page.
+  'qrcode.cjs': { qrcode: 'qrcode' },
 };
 const vendorOf = new Map(Object.entries(vendorFiles).flatMap(([file, packages]) => Object.entries(packages).map(([name, key]) => [name, { file, key }])));
 
@@ -39,7 +43,8 @@ const bundleOptions = {
   // The Functions worker provides this module at run time.
   external: ['@azure/functions-core'],
   // Some dependencies are ES modules that read import.meta.url; give them the bundle's own URL.
-  define: { 'import.meta.url': 'importMetaUrl' },
+  // PORTAL_ASSETS_DIR: the built app serves the portal's files from dist/ (and bundles no esbuild).
+  define: { 'import.meta.url': 'importMetaUrl', PORTAL_ASSETS_DIR: JSON.stringify(portalAssetsDir) },
   banner: { js: "const importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   metafile: true,
   logLevel: 'warning',
@@ -116,6 +121,8 @@ const outputs = Object.assign({}, ...(await Promise.all([appBuild, ...vendorBuil
 
 // The OpenAPI documents (dist/ and, for API Management, infra/) come from the same route table.
 execFileSync('node_modules/.bin/tsx', ['scripts/openapi.ts', ...process.argv.filter((arg) => arg === '--dist-only')], { cwd: root, stdio: 'inherit' });
+// The portal's script and stylesheet, content-hashed, with their manifest.
+execFileSync('node_modules/.bin/tsx', ['scripts/build-portal.ts', portalAssetsDir], { cwd: root, stdio: 'inherit' });
 
 const kib = (bytes) => `${(bytes / 1024).toFixed(0)} KiB`;
 const sizeOf = (filter) =>

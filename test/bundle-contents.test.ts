@@ -1,8 +1,10 @@
 /**
  * What the Functions bundle (`npm run build`, from functions/index.ts) carries of this repository:
- * the functions, shared/ and the contracts the service deploys; never the local stack, the scripts,
- * the tests or the local chain's test tokens. Packages are left out here (the build places them in
- * dist/vendor/); the repository's own modules are bundled as the build bundles them.
+ * the functions, shared/, the portal's server side (web/, not its browser script or the bundler that
+ * makes it) and the contracts the service deploys; never the local stack, the scripts, the tests or
+ * the local chain's test tokens. Packages are left out here (the build places them in dist/vendor/);
+ * the repository's own modules are bundled as the build bundles them (PORTAL_ASSETS_DIR as the build
+ * defines it: the built app reads the portal's files from dist/).
  */
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
@@ -20,6 +22,7 @@ describe('the Functions bundle', () => {
       write: false,
       outfile: 'bundle.js',
       metafile: true,
+      define: { PORTAL_ASSETS_DIR: '"web/portal"' },
       logLevel: 'silent',
     });
     const [output] = Object.values(result.metafile.outputs);
@@ -28,9 +31,12 @@ describe('the Functions bundle', () => {
       .map(([file]) => file);
     expect(bundled).toContain('shared/adapters/system/runtime.ts');
     // Beside functions/ and shared/: the split contracts (not the test tokens) and package.json (the version).
-    const others = bundled.filter((file) => !/^(functions|shared)\//.test(file) && file !== 'package.json');
+    const others = bundled.filter((file) => !/^(functions|shared|web)\//.test(file) && file !== 'package.json');
     expect(others.sort()).toEqual(['contracts/artifacts/Split.json', 'contracts/artifacts/SplitFactory.json']);
-    // Not even parsed: nothing the app imports reaches the local stack or the scripts.
-    expect(Object.keys(result.metafile.inputs).filter((file) => /^(scripts|test)\//.test(file))).toEqual([]);
+    expect(bundled).toContain('web/portal/render.ts');
+    // Not even parsed: nothing the app imports reaches the local stack, the scripts, the portal's
+    // browser script or its bundler.
+    const parsed = Object.keys(result.metafile.inputs);
+    expect(parsed.filter((file) => /^(scripts|test)\//.test(file) || file === 'web/portal/client.ts' || file === 'web/portal/bundle.ts')).toEqual([]);
   });
 });

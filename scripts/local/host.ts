@@ -77,6 +77,14 @@ const targetUrl = (target: string): URL => {
   }
 };
 
+/** What the handler answered, as the bytes to send: text, or a file's bytes as they are (an `Asset`'s Uint8Array). */
+const bodyBytes = (body: HttpResponseInit['body']): string | Uint8Array => {
+  if (body === undefined || body === null) return '';
+  if (typeof body === 'string' || body instanceof Uint8Array) return body;
+  if (body instanceof ArrayBuffer) return new Uint8Array(body);
+  return String(body);
+};
+
 export const createLocalHost = ({ deps, routes, functions, log = () => {} }: LocalHostOptions): Server => {
   const keyCache = new BoundedCache<string | undefined>(SUBSCRIPTION_CACHE_LIMITS);
 
@@ -151,7 +159,7 @@ export const createLocalHost = ({ deps, routes, functions, log = () => {} }: Loc
     const headers: Record<string, string | string[]> = { ...((result.headers ?? {}) as Record<string, string>) };
     if (result.cookies?.length) headers['set-cookie'] = result.cookies.map(serializeCookie);
     response.writeHead(result.status ?? 200, headers);
-    response.end(typeof result.body === 'string' ? result.body : result.body === undefined ? '' : String(result.body));
+    response.end(bodyBytes(result.body));
   };
 
   const server = createServer((request, response) => {

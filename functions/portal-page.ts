@@ -1,0 +1,6 @@
+import { app } from '@azure/functions';
+import { httpFunction } from '../shared/http/function';
+import { routes } from '../shared/http/routes';
+import { portalPage } from '../web/portal/page';
+
+app.http(routes.portalPage.name, httpFunction(routes.portalPage, ({ deps, params }) => portalPage(deps, params.id)));
