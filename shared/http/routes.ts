@@ -503,7 +503,7 @@ export const routes = {
     path: '/portal/assets/{file}',
     auth: { kind: 'public' },
     responseKind: 'asset',
-    assetTypes: ['application/javascript', 'text/css'],
+    assetTypes: ['text/javascript', 'text/css'],
     summary: "The portal's script and stylesheet (content-hashed names, cached for a year)",
     response: z.string(),
     errors: ['not_found'],

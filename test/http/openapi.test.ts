@@ -143,7 +143,7 @@ describe('the OpenAPI document describes every request and response completely',
       expect(types(get(path), '200')).toEqual(['text/html']);
       expect(types(get(path), '404')).toEqual(['text/html', 'application/json']);
     }
-    expect(types(get('/portal/assets/{file}'), '200')).toEqual(['application/javascript', 'text/css']);
+    expect(types(get('/portal/assets/{file}'), '200')).toEqual(['text/javascript', 'text/css']);
     expect(types(get('/api/portal/{id}/qr.svg'), '200')).toEqual(['image/svg+xml']);
     expect(types(get('/api/portal/{id}/qr.svg'), '404')).toEqual(['application/json']);
     expect(types(get('/api/portal/{id}'), '200')).toEqual(['application/json']);
