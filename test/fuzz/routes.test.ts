@@ -573,10 +573,20 @@ const known = new Set<string>(errorCodes);
 const checkAnswer = (route: RouteSpec, answer: Raw, before: string, after: string) => {
   const context = `${route.method} ${route.path} answered ${answer.status} ${answer.text.slice(0, 300)}${answer.log.length > 0 ? `\n${answer.log.join('\n')}` : ''}`;
   let json: { error?: unknown; message?: unknown } | undefined;
-  try {
-    json = JSON.parse(answer.text);
-  } catch {
-    json = undefined;
+  const type = String(answer.headers['content-type'] ?? '');
+  if (route.responseKind === 'html' && type.startsWith('text/html')) {
+    // A page's errors are pages, for people: the generic one shows its code in a <code> element; the
+    // portal's own "not found" page says what to do instead (it is still a 404).
+    const code = /<code>([a-z_]+)<\/code>/.exec(answer.text)?.[1] ?? (answer.status === 404 ? 'not_found' : undefined);
+    json = answer.status >= 400 ? { error: code, message: /<p>([^<]*)<\/p>/.exec(answer.text)?.[1] } : {};
+  } else if (route.responseKind === 'asset' && answer.status < 400) {
+    json = {};
+  } else {
+    try {
+      json = JSON.parse(answer.text);
+    } catch {
+      json = undefined;
+    }
   }
   expect(json, `${context}: the body is not JSON`).toBeDefined();
   expect(answer.headers['x-correlation-id'], `${context}: no x-correlation-id`).toBeTruthy();
@@ -595,7 +605,7 @@ const fuzz = async (route: RouteSpec, world: World, request: FuzzRequest) => {
   const answer = request.via === 'host' ? await viaHost(route, request, world) : await viaFunctions(route, request, world);
   checkAnswer(route, answer, before, storeSnapshot(world.deps));
   if (process.env.FUZZ_STATS) {
-    const key = `${route.name} ${answer.status} ${answer.status >= 400 ? (JSON.parse(answer.text) as { error: string }).error : ''}`;
+    const key = `${route.name} ${answer.status} ${answer.status >= 400 && answer.text.startsWith('{') ? (JSON.parse(answer.text) as { error: string }).error : ''}`;
     stats.set(key, (stats.get(key) ?? 0) + 1);
   }
 };

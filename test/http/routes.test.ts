@@ -22,6 +22,17 @@ const expectedKeyless: Record<string, string> = {
   'GET /api/site/config': 'public',
   'GET /api/openapi.json': 'public',
   'POST /api/split/deploy': 'session',
+  'POST /api/receipts/refund': 'session',
+  'POST /api/receipts/refund/transaction': 'session',
+  // The buyer's pages and calls: anyone holding the receipt's unguessable id.
+  'GET /portal/{id}': 'portal',
+  'GET /pay/{id}': 'portal',
+  'GET /portal/assets/{file}': 'public',
+  'GET /api/portal/{id}': 'portal',
+  'POST /api/portal/{id}/quote': 'portal',
+  'GET /api/portal/{id}/qr.svg': 'portal',
+  'POST /api/portal/{id}/events': 'portal',
+  'POST /api/portal/{id}/payments': 'portal',
 };
 
 describe('the route table', () => {
@@ -33,7 +44,7 @@ describe('the route table', () => {
     }
   });
 
-  it('requires a key on every developer route; only health, sign-in and admin routes go without', () => {
+  it('requires a key on every developer route; only health, sign-in, admin and the buyer’s routes go without', () => {
     const keyless = Object.fromEntries(allRoutes.filter((route) => route.auth.kind !== 'key').map((route) => [`${route.method} ${route.path}`, route.auth.kind]));
     expect(keyless).toEqual(expectedKeyless);
   });
