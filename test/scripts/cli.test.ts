@@ -17,6 +17,8 @@ describe('the command-line scripts', () => {
     ['keys', ['create', '--wallet', '--scopes', '--plan', 'list', 'revoke', 'all', 'inventory:read', 'Exit status']],
     ['admin', ['login', '--private-key', '--base-url', 'Exit status']],
     ['bench', ['BENCH_CONNECTIONS', 'BENCH_SECONDS', 'Exit status']],
+    ['price', ['<usd>', 'DATA_DIR', 'Exit status']],
+    ['pay', ['<receiptId>', '--token', '--buyer', 'DATA_DIR', 'Exit status']],
   ])('npm run %s -- --help prints the usage and exits 0', async (script, mentions) => {
     const { status, stdout, stderr } = await run(script, ['--help']);
     expect(status).toBe(0);
@@ -48,6 +50,8 @@ describe('the command-line scripts', () => {
     ['admin', ['login']],
     ['bench', ['--quick']],
     ['bench', ['now']],
+    ['price', ['3000.123456789']],
+    ['pay', ['R-1', '--buyer', '6']],
   ])('npm run %s -- %j: the usage on stderr, exit 2', async (script, args) => {
     const { status, stdout, stderr } = await run(script, args);
     expect(status).toBe(2);
