@@ -17,6 +17,8 @@ const MAX_RANGES_PER_RUN = 5;
 /** How often a run also sweeps paid receipts whose stock commit was cut short. */
 const STOCK_SWEEP_EVERY_MS = 60_000;
 let lastStockSweep = 0;
+/** Refusals that are the answer for good: the transfer is not (or no longer) this receipt's payment. */
+const FINAL_REFUSALS = new Set(['not_a_payment', 'transaction_already_used', 'not_found', 'transaction_not_found']);
 
 export interface WatchReport {
   fromBlock: number | null;
@@ -78,7 +80,9 @@ export const watchPayments = async (deps: WatchDeps, listeners: RangeListener[] 
         report.matched++;
       } catch (error) {
         // Decided and refused (another receipt's hash, not a payment): nothing more to do with it.
-        if (!(error instanceof DomainError)) throw error;
+        // Anything else (the chain or the store unavailable, a receipt that kept changing) stops the
+        // run before the cursor passes this transfer, so the next run tries it again.
+        if (!(error instanceof DomainError) || !FINAL_REFUSALS.has(error.code)) throw error;
       }
     }
     for (const listener of listeners) await listener(deps, range);
