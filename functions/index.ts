@@ -46,3 +46,4 @@ import './payments-watch';
 import './receipts-expire';
 import './receipts-refund';
 import './receipts-refund-report';
+import './splits-reconcile';
