@@ -106,13 +106,9 @@ const fundBuyers = async (minter: Wallet, tokens: string[]) => {
       }),
     ),
   );
-  const mints = owed.filter(({ amount }) => amount > 0n);
-  if (mints.length === 0) return;
-  const first = await minter.getNonce('pending');
-  await Promise.all(
-    mints.map(async ({ contract, buyer, amount }, offset) => {
-      const tx = await contract.getFunction('mint').send(buyer, amount, { nonce: first + offset });
-      await tx.wait();
-    }),
-  );
+  // One after the other: anvil mines each as it arrives, so every wait() finds its receipt at once and
+  // leaves no block polling behind to fail when the provider is destroyed.
+  for (const { contract, buyer, amount } of owed) {
+    if (amount > 0n) await (await contract.getFunction('mint').send(buyer, amount)).wait();
+  }
 };
