@@ -1,0 +1,199 @@
+import { Contract, NonceManager, Wallet, ZeroAddress, isError, parseEther, type JsonRpcProvider } from 'ethers';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ANVIL_ACCOUNTS, ANVIL_BUYERS, ANVIL_FEED_OWNER, ANVIL_RELAYER, startAnvil } from '../../scripts/local/anvil';
+import { BUYER_TOKENS, INITIAL_ETH_USD, deployLocalContracts } from '../../scripts/local/deploy-contracts';
+import { setEthUsdPrice, setFeedUpdatedAt } from '../../scripts/local/feed';
+import { testUsdcArtifact, testUsdtArtifact } from '../../shared/adapters/evm/artifacts';
+import { EvmChain } from '../../shared/adapters/evm/chain';
+import { createProvider } from '../../shared/adapters/evm/provider';
+import type { SplitPayee } from '../../shared/ports/chain';
+import { chainForTests } from '../support/chain';
+
+/** The payment side of the chain adapter (transactions, payments into splits, the feed, distribution) on the run's anvil. */
+const local = inject('chain');
+// Accounts of this file's own (the setup sends from 0 and 4; other files from 5–9).
+const RELAYER_ACCOUNT = 2;
+const buyerAccount = ANVIL_ACCOUNTS[3];
+const buyerAddress = buyerAccount.address;
+
+let provider: JsonRpcProvider;
+let chain: EvmChain;
+let buyer: NonceManager;
+let usdc: Contract;
+let usdt: Contract;
+
+beforeAll(async () => {
+  provider = createProvider(local.rpcUrl, local.chainId);
+  chain = chainForTests(RELAYER_ACCOUNT);
+  buyer = new NonceManager(new Wallet(buyerAccount.privateKey, provider));
+  usdc = new Contract(local.usdc, testUsdcArtifact.abi, buyer);
+  usdt = new Contract(local.usdt, testUsdtArtifact.abi, buyer);
+  await (await usdc.getFunction('mint').send(buyerAddress, 1_000_000_000n)).wait();
+  await (await usdt.getFunction('mint').send(buyerAddress, 1_000_000_000n)).wait();
+});
+afterAll(() => {
+  chain.destroy();
+  provider.destroy();
+});
+
+/** Payees nobody has used: their balances start at zero and their split does not exist yet. */
+const freshPayees = (bps = [9000, 700, 300]): SplitPayee[] =>
+  bps.map((share) => ({ address: Wallet.createRandom().address.toLowerCase(), bps: share }));
+
+const newSplit = async (payees = freshPayees()) => (await chain.deploySplit(payees)).address;
+
+const mined = async (sent: Promise<{ wait(): Promise<{ hash: string; blockNumber: number } | null> }>) => {
+  const receipt = await (await sent).wait();
+  if (!receipt) throw new Error('not mined');
+  return receipt;
+};
+
+const payToken = (token: Contract, to: string, amount: bigint) => mined(token.getFunction('transfer').send(to, amount));
+const payEth = (to: string, value: bigint) => mined(buyer.sendTransaction({ to, value }));
+
+describe('the ETH/USD feed', () => {
+  it('answers what setEthUsdPrice set, with the feed decimals and its update time in ms; a stale time as set', async () => {
+    const hash = await setEthUsdPrice(local.rpcUrl, local.ethUsdFeed, '3120.55');
+    const block = await provider.getBlock((await provider.getTransactionReceipt(hash))!.blockNumber);
+    expect(await chain.ethUsdPrice()).toEqual({ answer: 312_055_000_000n, decimals: 8, updatedAt: block!.timestamp * 1000 });
+
+    const hourAgo = block!.timestamp - 3_600;
+    await setFeedUpdatedAt(local.rpcUrl, local.ethUsdFeed, hourAgo);
+    expect(await chain.ethUsdPrice()).toEqual({ answer: 312_055_000_000n, decimals: 8, updatedAt: hourAgo * 1000 });
+
+    // A new answer is fresh again (and leaves the run's feed usable for other files).
+    await setEthUsdPrice(local.rpcUrl, local.ethUsdFeed, 3000);
+    const fresh = await chain.ethUsdPrice();
+    expect(fresh.answer).toBe(INITIAL_ETH_USD);
+    expect(fresh.updatedAt).toBeGreaterThan(hourAgo * 1000);
+  });
+
+  it('is refused clearly when no feed is configured', async () => {
+    const withoutFeed = new EvmChain({ rpcUrl: local.rpcUrl, chainId: local.chainId, relayerPrivateKey: ANVIL_ACCOUNTS[RELAYER_ACCOUNT].privateKey, splitFactory: local.splitFactory, tokens: [local.usdc], provider });
+    await expect(withoutFeed.ethUsdPrice()).rejects.toThrow(/no ETH\/USD feed is configured/);
+  });
+});
+
+describe('transaction', () => {
+  it('a USDC transfer to a split: the Transfer log as a move', async () => {
+    const split = await newSplit();
+    const receipt = await payToken(usdc, split, 2_500_000n);
+    const block = await provider.getBlock(receipt.blockNumber);
+    expect(await chain.transaction(receipt.hash)).toEqual({
+      hash: receipt.hash,
+      status: 1,
+      from: buyerAddress,
+      to: local.usdc,
+      blockNumber: receipt.blockNumber,
+      blockTimestamp: block!.timestamp,
+      moves: [{ token: local.usdc, from: buyerAddress, to: split, amount: '2500000', logIndex: 0 }],
+    });
+  });
+
+  it('an ETH transfer to a split: the value once (the split’s own PaymentReceived log is the same ETH)', async () => {
+    const split = await newSplit();
+    const receipt = await payEth(split, parseEther('0.25'));
+    expect(await chain.transaction(receipt.hash)).toMatchObject({
+      status: 1,
+      from: buyerAddress,
+      to: split,
+      moves: [{ token: ZeroAddress, from: buyerAddress, to: split, amount: parseEther('0.25').toString(), logIndex: -1 }],
+    });
+  });
+
+  it('ETH reaching a split inside another contract’s call: the split’s PaymentReceived log', async () => {
+    // A split paying another split: the inner one receives ETH from the outer one's distribute().
+    const inner = await newSplit();
+    const outer = await newSplit([{ address: inner, bps: 6000 }, ...freshPayees([4000])]);
+    await payEth(outer, 1_000_000n);
+    const { txHash } = await chain.distribute(outer, ZeroAddress);
+    const tx = await chain.transaction(txHash);
+    expect(tx).toMatchObject({ status: 1, to: outer });
+    expect(tx !== 'pending' && tx?.moves).toEqual([{ token: ZeroAddress, from: outer, to: inner, amount: '600000', logIndex: expect.any(Number) }]);
+  });
+
+  it('a reverted transfer: status 0 and no moves', async () => {
+    const split = await newSplit();
+    // A fixed gas limit skips the estimate, so the transfer is mined and reverts on chain.
+    const sent = await usdc.getFunction('transfer').send(split, 10n ** 30n, { gasLimit: 100_000 });
+    const failed = await sent.wait().catch((error: unknown) => error);
+    expect(isError(failed, 'CALL_EXCEPTION')).toBe(true);
+    expect(await chain.transaction(sent.hash)).toMatchObject({ hash: sent.hash, status: 0, from: buyerAddress, to: local.usdc, moves: [] });
+  });
+
+  it('an unknown hash: undefined', async () => {
+    expect(await chain.transaction(`0x${'ab'.repeat(32)}`)).toBeUndefined();
+  });
+});
+
+describe('paymentsInto', () => {
+  it('finds token and ETH payments into any of the splits in the range, oldest first, and nothing else', async () => {
+    const [first, second, other] = await Promise.all([newSplit(), newSplit(), newSplit()]);
+    const usdcIn = await payToken(usdc, first, 1_000_000n);
+    const ethIn = await payEth(second, 123_456n);
+    const usdtIn = await payToken(usdt, second, 2_000_000n);
+    await payToken(usdc, other, 5_000_000n);
+    const range = { fromBlock: usdcIn.blockNumber, toBlock: usdtIn.blockNumber };
+
+    const at = (receipt: { hash: string; blockNumber: number }, logIndex: number) => ({ txHash: receipt.hash, blockNumber: receipt.blockNumber, logIndex });
+    expect(await chain.paymentsInto([first, second], range)).toEqual([
+      { token: local.usdc, from: buyerAddress, to: first, amount: '1000000', ...at(usdcIn, 0) },
+      { token: ZeroAddress, from: buyerAddress, to: second, amount: '123456', ...at(ethIn, 0) },
+      { token: local.usdt, from: buyerAddress, to: second, amount: '2000000', ...at(usdtIn, 0) },
+    ]);
+    // Each block is its own range: the ETH payment alone, and nothing before the first payment.
+    expect((await chain.paymentsInto([first, second], { fromBlock: ethIn.blockNumber, toBlock: ethIn.blockNumber })).map((move) => move.txHash)).toEqual([ethIn.hash]);
+    expect(await chain.paymentsInto([first, second], { fromBlock: 0, toBlock: usdcIn.blockNumber - 1 })).toEqual([]);
+    expect(await chain.paymentsInto([], range)).toEqual([]);
+  });
+});
+
+describe('distribute', () => {
+  it('has the relayer pay the split’s USDC out to its payees; transfersBetween finds each share', async () => {
+    const payees = freshPayees();
+    const split = await newSplit(payees);
+    await payToken(usdc, split, 1_000_001n);
+    const { txHash, blockNumber } = await chain.distribute(split, local.usdc);
+    expect((await provider.getTransactionReceipt(txHash))?.from.toLowerCase()).toBe(ANVIL_ACCOUNTS[RELAYER_ACCOUNT].address);
+
+    const balanceOf = (holder: string) => usdc.getFunction('balanceOf').staticCall(holder) as Promise<bigint>;
+    expect(await Promise.all([...payees.map((payee) => balanceOf(payee.address)), balanceOf(split)])).toEqual([900_001n, 70_000n, 30_000n, 0n]);
+    expect(await chain.transfersBetween(split, payees[1]!.address, { fromBlock: blockNumber, toBlock: blockNumber })).toEqual([
+      { token: local.usdc, from: split, to: payees[1]!.address, amount: '70000', txHash, blockNumber, logIndex: expect.any(Number) },
+    ]);
+    expect(await chain.transfersBetween(payees[1]!.address, split, { fromBlock: blockNumber, toBlock: blockNumber })).toEqual([]);
+  });
+});
+
+describe('the local chain’s buyers', () => {
+  it('are funded once: a second deployment mints nothing, a buyer who spent is topped up to 10,000 again', async () => {
+    // A chain of this test's own: the run's buyers spend while other files run.
+    const anvil = await startAnvil();
+    const own = createProvider(anvil.rpcUrl, anvil.chainId);
+    try {
+      const contracts = await deployLocalContracts(anvil.rpcUrl, ANVIL_RELAYER.privateKey);
+      const tokens = [contracts.usdc, contracts.usdt].map((address) => new Contract(address, testUsdcArtifact.abi, own));
+      const holdings = () =>
+        Promise.all(tokens.flatMap((token) => ANVIL_BUYERS.map((account) => token.getFunction('balanceOf').staticCall(account.address) as Promise<bigint>)));
+      const supplies = () => Promise.all(tokens.map((token) => token.getFunction('totalSupply').staticCall() as Promise<bigint>));
+      expect(await holdings()).toEqual(Array(10).fill(BUYER_TOKENS));
+      const sent = await own.getTransactionCount(ANVIL_FEED_OWNER.address);
+
+      expect(await deployLocalContracts(anvil.rpcUrl, ANVIL_RELAYER.privateKey)).toEqual(contracts);
+      expect(await own.getTransactionCount(ANVIL_FEED_OWNER.address)).toBe(sent);
+      expect(await supplies()).toEqual([5n * BUYER_TOKENS, 5n * BUYER_TOKENS]);
+
+      const spender = new Contract(contracts.usdc, testUsdcArtifact.abi, new Wallet(ANVIL_BUYERS[0]!.privateKey, own));
+      await (await spender.getFunction('transfer').send(Wallet.createRandom().address, 1_500_000n)).wait();
+      await deployLocalContracts(anvil.rpcUrl, ANVIL_RELAYER.privateKey);
+      expect(await holdings()).toEqual(Array(10).fill(BUYER_TOKENS));
+      expect(await supplies()).toEqual([5n * BUYER_TOKENS + 1_500_000n, 5n * BUYER_TOKENS]);
+
+      const feedChain = new EvmChain({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, relayerPrivateKey: ANVIL_RELAYER.privateKey, splitFactory: contracts.splitFactory, tokens: [], ethUsdFeed: contracts.ethUsdFeed, provider: own });
+      expect((await feedChain.ethUsdPrice()).answer).toBe(INITIAL_ETH_USD);
+    } finally {
+      own.destroy();
+      await anvil.close();
+    }
+  });
+});
