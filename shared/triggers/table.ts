@@ -30,9 +30,9 @@ export const triggers = {
   webhooksDeliver: { kind: 'queue', name: 'webhooks-deliver', queue: queues.webhooks, message: WebhookMessageSchema },
   outboxApply: { kind: 'queue', name: 'outbox-apply', queue: queues.outbox, message: OutboxEntry },
   eventsRelay: { kind: 'timer', name: 'events-relay', schedule: '*/5 * * * * *', summary: 'queue the status events a queue outage left in receipts' },
-  paymentsWatch: { kind: 'timer', name: 'payments-watch', schedule: '*/1 * * * * *', summary: 'match token and ETH transfers into splits with open quotes, and refunds, to receipts (from a block cursor, behind the confirmation depth)' },
+  paymentsWatch: { kind: 'timer', name: 'payments-watch', schedule: '*/1 * * * * *', summary: 'match token and ETH transfers into splits with open quotes, and refunds, to receipts (from a block cursor, behind the confirmation depth); finish stock commits cut short' },
   receiptsExpire: { kind: 'timer', name: 'receipts-expire', schedule: '*/30 * * * * *', summary: 'fail unpaid receipts past their expiry with PORTAL_SESSION_EXPIRED' },
-  splitsReconcile: { kind: 'timer', name: 'splits-reconcile', schedule: '*/15 * * * * *', summary: "have the relayer distribute splits holding paid receipts, then mark them reconciled; commit any stock left uncommitted" },
+  splitsReconcile: { kind: 'timer', name: 'splits-reconcile', schedule: '*/15 * * * * *', summary: 'have the relayer distribute splits holding paid receipts, then mark them reconciled' },
   metricsReport: { kind: 'timer', name: 'metrics-report', schedule: '*/60 * * * * *', summary: "queue depths and the relayer's balance, for the alerts" },
 } as const satisfies Record<string, TriggerSpec>;
 
