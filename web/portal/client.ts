@@ -118,13 +118,13 @@ const setStatus = (status: PortalView['status']) => {
 
 const payButton = () => byId<HTMLButtonElement>('pay-button');
 
-/** The pay button says what it will send, and works only when a wallet, an account and a quote are there. */
+/** The pay button says what it will send, and works once a wallet is connected and the amount is fixed. */
 const refreshPayButton = () => {
   const button = payButton();
   if (!button) return;
   const quote = state.quote;
   const amount = quote && (state.remaining ? formatUnits(state.remaining, quote.decimals) : quote.display);
-  button.textContent = !state.account ? 'Connect a wallet to pay' : quote ? `Pay ${amount} ${quote.token}` : 'Pay';
+  button.textContent = quote ? `Pay ${amount} ${quote.token}` : 'Pay';
   button.disabled = state.busy || !state.account || !quote;
 };
 
@@ -267,7 +267,7 @@ const connect = async (wallet: Wallet) => {
       renderWallets();
       refreshPayButton();
     });
-    say(`Connected to ${wallet.info.name}.`);
+    say('');
     report({ status: 'buyer_logged_in', wallet: account });
     renderWallets();
     refreshPayButton();
@@ -345,6 +345,10 @@ const successText = (view: PortalView) => {
 const succeed = (view: PortalView, hash: string) => {
   setStatus(view.status);
   byId('pay')!.hidden = true;
+  const due = byId('total-title');
+  if (due) due.textContent = 'Total';
+  const expiry = byId('summary-expiry');
+  if (expiry) expiry.hidden = true;
   const success = byId('success');
   if (!success) return;
   byId('success-text')!.textContent = successText(view);

@@ -103,7 +103,7 @@ const summarySection = (view: PortalView): Html => `<section class="card summary
 <h2 id="total-title" class="summary-label">${view.payable ? 'Amount due' : 'Total'}</h2>
 <p class="summary-total">${escapeHtml(formatUsd(view.customerTotalUsd))} <span class="summary-currency">${escapeHtml(view.currency)}</span></p>
 <p class="summary-meta"><span class="badge badge-${toneOf(view)}" id="status-badge">${escapeHtml(statusLabels[view.status])}</span> <span class="summary-ref">Receipt ${escapeHtml(view.receiptId)}</span></p>
-${view.payable ? `<p class="summary-expiry">Pay by ${time(view.expiresAt)}</p>` : ''}
+${view.payable ? `<p class="summary-expiry" id="summary-expiry">Pay by ${time(view.expiresAt)}</p>` : ''}
 </section>`;
 
 const panel = (tone: Tone, title: string, body: Html[], id = 'state'): Html =>
@@ -220,7 +220,7 @@ ${tokenChoice(view, token)}
 <figure class="qr"><img class="qr-image" id="qr-image" width="220" height="220" alt="" hidden><figcaption>Scan with your phone’s wallet. The amount and address are filled in for you.</figcaption></figure>
 </details>
 <div class="wallets" id="wallets">
-<p class="wallet-state" id="wallet-state">Looking for a browser wallet…</p>
+<p class="wallet-state" id="wallet-state" aria-live="polite">Looking for a browser wallet…</p>
 <div class="wallet-list" id="wallet-list"></div>
 </div>
 <button type="submit" class="button button-primary" id="pay-button" disabled>Pay</button>

@@ -1,0 +1,271 @@
+/**
+ * The buyer's payment page in a real browser (headless Chromium driven by playwright-core) against
+ * `npm start` in a data folder of its own, with a wallet injected into the page: an EIP-1193
+ * provider, announced by EIP-6963 too, that forwards its calls to the stack's anvil, where the
+ * funded buyer accounts are unlocked (so `eth_sendTransaction` is signed by the node). The stack runs
+ * its own anvil rather than the run's: other test files move the shared chain's feed and accounts.
+ *
+ * Every step is photographed into test-results/portal/<scenario>-<step>.png, on a phone-sized
+ * viewport and on a desktop one.
+ */
+import chromium from '@sparticuz/chromium';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { chromium as playwright, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANVIL_ACCOUNTS } from '../../scripts/local/anvil';
+import { call, root, stackEnv, startStack, stopStack, tsx, type StartedStack } from '../support/stack';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'portal-browser-'));
+const env = stackEnv(dataDir);
+const shots = join(root, 'test-results', 'portal');
+const phone = { width: 390, height: 844 };
+const desktop = { width: 1280, height: 900 };
+
+let stack: StartedStack;
+let browser: Browser;
+let rpcUrl: string;
+let buyers: string[];
+
+beforeAll(async () => {
+  mkdirSync(shots, { recursive: true });
+  stack = await startStack(env);
+  const credentials = JSON.parse(readFileSync(join(dataDir, 'local-credentials.json'), 'utf8')) as { rpcUrl: string; buyers: string[] };
+  rpcUrl = credentials.rpcUrl;
+  buyers = credentials.buyers;
+  const executablePath = await chromium.executablePath();
+  browser = await playwright.launch({
+    executablePath,
+    // One process per page (not the serverless --single-process), so that closing a scenario's context leaves the browser running.
+    args: [...chromium.args.filter((arg) => arg !== '--single-process'), '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    headless: true,
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (stack && stack.child.exitCode === null) await stopStack(stack);
+  rmSync(dataDir, { recursive: true, force: true });
+}, 60_000);
+
+/** An order of the demo shop's inventory: a `generated` receipt with Tax and Processing Fee lines. */
+const newOrder = async () => {
+  const answer = await call(stack.baseUrl, '/api/orders', { method: 'POST', key: stack.apiKey, body: { items: [{ sku: 'MUG-CERAMIC', qty: 2 }, { sku: 'GIFT-CARD-25', qty: 1 }] } });
+  expect(answer.status).toBe(200);
+  return (answer.json.receipt as { receiptId: string }).receiptId;
+};
+
+const receiptStatus = async (id: string) => (await call(stack.baseUrl, `/api/receipts/${encodeURIComponent(id)}`, { key: stack.apiKey })).json as { status: string; transactionHash: string | null; token: string | null; buyerWallet: string | null };
+
+interface WalletOptions {
+  account: string;
+  /** `eth_sendTransaction` answers EIP-1193's user-rejected error (4001) instead of sending. */
+  rejectSend?: boolean;
+}
+
+/**
+ * The wallet the page finds: `window.ethereum` and an EIP-6963 announcement of the same provider.
+ * Chain calls go to anvil through a function the test exposes to the page (the page's CSP allows
+ * connections to its own origin only; the wallet, like a real extension, is not bound by it).
+ */
+const walletScript = (options: WalletOptions) => `(() => {
+  const options = ${JSON.stringify(options)};
+  const calls = (window.__walletCalls = []);
+  const provider = {
+    async request({ method, params = [] }) {
+      calls.push(method);
+      if (method === 'eth_requestAccounts' || method === 'eth_accounts') return [options.account];
+      if (method === 'eth_sendTransaction' && options.rejectSend) throw Object.assign(new Error('User rejected the request.'), { code: 4001 });
+      const answer = await window.__anvil(method, params);
+      if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code, data: answer.error.data });
+      return answer.result;
+    },
+    on() {},
+    removeListener() {},
+  };
+  window.ethereum = provider;
+  const icon = 'data:image/svg+xml,' + encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><circle cx="12" cy="12" r="11" fill="#f59e0b"/></svg>');
+  const detail = Object.freeze({ info: Object.freeze({ uuid: '2f6b1c9e-8d4a-4f51-9d55-1b1f0b8a0c11', name: 'Test Wallet', icon, rdns: 'org.example.testwallet' }), provider });
+  const announce = () => window.dispatchEvent(new CustomEvent('eip6963:announceProvider', { detail }));
+  window.addEventListener('eip6963:requestProvider', announce);
+  announce();
+})();`;
+
+const openPage = async (viewport: { width: number; height: number }, wallet?: WalletOptions): Promise<{ context: BrowserContext; page: Page; problems: string[] }> => {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, isMobile: viewport.width < 500, hasTouch: viewport.width < 500 });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  page.on('dialog', (dialog) => {
+    problems.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  if (wallet) {
+    await page.exposeFunction('__anvil', async (method: string, params: unknown[]) => {
+      const response = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+      return response.json();
+    });
+    await page.addInitScript({ content: walletScript(wallet) });
+  }
+  return { context, page, problems };
+};
+
+const shot = (page: Page, scenario: string, step: string) => page.screenshot({ path: join(shots, `${scenario}-${step}.png`), fullPage: true });
+
+/** Waits until the quote for a token is shown (its amount in the pay button). */
+const quoted = async (page: Page, token: string) => {
+  await page.locator('#quote-amount').filter({ hasText: new RegExp(`\\d ${token}$`) }).waitFor();
+  await page.locator('#qr-image:not([hidden])').waitFor({ state: 'attached' });
+};
+
+const connect = async (page: Page) => {
+  await page.getByRole('button', { name: 'Connect Test Wallet' }).click();
+  await page.locator('#wallet-state').filter({ hasText: 'Connected: Test Wallet' }).waitFor();
+};
+
+describe('the payment page in a browser', () => {
+  it('pays in USDC on a phone: quote, connect, pay, the success screen, and the receipt is paid', async () => {
+    const id = await newOrder();
+    const { context, page, problems } = await openPage(phone, { account: buyers[0]! });
+    try {
+      await page.goto(`${stack.baseUrl}/pay/${id}`);
+      expect(await page.locator('h1.shop-name').textContent()).toBe('Demo Coffee Roasters');
+      await quoted(page, 'USDC');
+      await page.getByRole('button', { name: 'Connect Test Wallet' }).waitFor();
+      await shot(page, 'usdc', '1-opened');
+      await connect(page);
+      const pay = page.locator('#pay-button');
+      expect(await pay.textContent()).toMatch(/^Pay \d+\.\d+ USDC$/);
+      expect(await pay.isEnabled()).toBe(true);
+      await shot(page, 'usdc', '2-connected');
+      await pay.click();
+      await page.locator('#success').waitFor({ state: 'visible', timeout: 30_000 });
+      await shot(page, 'usdc', '3-paid');
+      expect(await page.locator('#success-text').textContent()).toMatch(/^Thank you\. Demo Coffee Roasters received \d+\.\d+ USDC\.$/);
+      expect(await page.locator('#status-badge').textContent()).toBe('Paid');
+      expect(await page.evaluate('document.activeElement && document.activeElement.id')).toBe('success');
+      const receipt = await receiptStatus(id);
+      expect(receipt).toMatchObject({ status: 'paid', token: 'USDC', buyerWallet: buyers[0] });
+      expect(await page.locator('#success-tx').textContent()).toContain(receipt.transactionHash);
+      // Reloaded, the page says paid on its own (server-rendered), with no payment form.
+      await page.reload();
+      expect(await page.locator('#state h2').textContent()).toBe('Payment received');
+      expect(await page.locator('#pay-form').count()).toBe(0);
+      await shot(page, 'usdc', '4-reloaded');
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
+
+  it('pays in ETH on a desktop', async () => {
+    const id = await newOrder();
+    const { context, page, problems } = await openPage(desktop, { account: buyers[1]! });
+    try {
+      await page.goto(`${stack.baseUrl}/portal/${id}`);
+      await quoted(page, 'USDC');
+      await page.getByLabel('ETH').check();
+      await quoted(page, 'ETH');
+      await connect(page);
+      await page.locator('details#qr-details summary').click();
+      await shot(page, 'eth', '1-connected');
+      const before = BigInt(((await (await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [buyers[1], 'latest'] }) })).json()) as { result: string }).result);
+      await page.locator('#pay-button').click();
+      await page.locator('#success').waitFor({ state: 'visible', timeout: 30_000 });
+      await shot(page, 'eth', '2-paid');
+      expect(await receiptStatus(id)).toMatchObject({ status: 'paid', token: 'ETH' });
+      expect(await page.locator('#success-text').textContent()).toMatch(/received 0\.\d+ ETH\.$/);
+      const after = BigInt(((await (await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [buyers[1], 'latest'] }) })).json()) as { result: string }).result);
+      expect(after < before).toBe(true);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
+
+  it('shows a rejection in the wallet, reports it, and leaves the receipt payable', async () => {
+    const id = await newOrder();
+    const { context, page, problems } = await openPage(phone, { account: buyers[2]!, rejectSend: true });
+    try {
+      await page.goto(`${stack.baseUrl}/pay/${id}`);
+      await quoted(page, 'USDC');
+      await connect(page);
+      await page.locator('#pay-button').click();
+      await page.locator('#problem').waitFor({ state: 'visible' });
+      expect(await page.locator('#problem-message').textContent()).toBe('You cancelled the request in your wallet.');
+      expect(await page.locator('#problem').getAttribute('role')).toBe('alert');
+      await page.locator('#pay-button:enabled').waitFor();
+      await shot(page, 'reject', '1-rejected');
+      expect(await page.evaluate('window.__walletCalls')).toContain('eth_sendTransaction');
+      // The buyer may pay again: nothing failed, nothing was paid.
+      const receipt = await receiptStatus(id);
+      expect(['checkout_initialized', 'buyer_logged_in', 'link_opened']).toContain(receipt.status);
+      const view = await call(stack.baseUrl, `/api/portal/${id}`);
+      expect(view.json).toMatchObject({ payable: true, status: receipt.status });
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
+
+  it('shows everything a buyer needs without JavaScript: lines, total and the QR code', async () => {
+    const id = await newOrder();
+    const context = await browser.newContext({ viewport: phone, javaScriptEnabled: false });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${stack.baseUrl}/pay/${id}`);
+      const text = (await page.locator('main').innerText()).replace(/\s+/g, ' ');
+      expect(text).toMatch(/Ceramic mug 2 × \$12\.00 \$24\.00/);
+      expect(text).toMatch(/Tax 7\.25 % · US-CA \$\d+\.\d{2}/);
+      expect(text).toMatch(/Processing Fee \$\d+\.\d{2}/);
+      expect(text).toContain('needs a browser wallet');
+      const qr = page.locator('noscript img, img.qr-image').first();
+      await qr.waitFor();
+      expect(await qr.evaluate((image: { naturalWidth: number }) => image.naturalWidth)).toBeGreaterThan(0);
+      await shot(page, 'noscript', '1-opened');
+      await page.goto(`${stack.baseUrl}/pay/R-does-not-exist`);
+      expect(await page.locator('h1').textContent()).toBe('We can’t find this payment');
+      await shot(page, 'noscript', '2-not-found');
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  it('renders markup in the brand name and item names as text', async () => {
+    const attack = `<img src=x onerror="alert('brand')"><script>alert('brand')</script>`;
+    const { stdout } = await promisify(execFile)(tsx, ['scripts/admin.ts', 'login', '--private-key', ANVIL_ACCOUNTS[1].privateKey, '--base-url', stack.baseUrl], { cwd: root, env });
+    const [cookie, csrf, origin] = ['Cookie', 'x-csrf-token', 'Origin'].map((name) => new RegExp(`^${name}: (.+)$`, 'm').exec(stdout)![1]!) as [string, string, string];
+    const update = await fetch(`${stack.baseUrl}/api/shop/config`, {
+      method: 'POST',
+      headers: { cookie, 'x-csrf-token': csrf, origin, 'content-type': 'application/json' },
+      body: JSON.stringify({ branding: { name: attack, colors: { primary: '#7c2d12', accent: '#0e9f6e', background: '#fff7ed' } } }),
+    });
+    expect(update.status).toBe(200);
+    const item = `<svg onload="alert('item')"></svg>"><b>bold</b>`;
+    const created = await call(stack.baseUrl, '/api/receipts', { method: 'POST', key: stack.apiKey, body: { id: `xss-${Date.now()}`, lineItems: [{ label: item, priceUsd: 5, qty: 1 }, { label: 'Plain', priceUsd: 1 }], totalUsd: 6 } });
+    expect(created.status).toBe(201);
+    const id = created.json.id as string;
+    const { context, page, problems } = await openPage(phone, { account: buyers[3]! });
+    try {
+      await page.goto(`${stack.baseUrl}/pay/${id}`);
+      await quoted(page, 'USDC');
+      expect(await page.locator('h1.shop-name').textContent()).toBe(attack);
+      expect(await page.locator('.lines .line-label').first().textContent()).toBe(item);
+      expect(await page.locator('.lines b, .lines svg, main script, main img[src="x"]').count()).toBe(0);
+      expect(await page.title()).toBe(`Pay ${attack} · ${id}`);
+      // The shop's colours, applied by the script through the CSSOM (no inline style in the markup).
+      expect(await page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--brand').trim()")).toBe('#7c2d12');
+      await shot(page, 'xss', '1-opened');
+      await page.waitForTimeout(300);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
+});
