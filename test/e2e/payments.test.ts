@@ -8,6 +8,7 @@ import { setEthUsdPrice } from '../../scripts/local/feed';
 import { testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
 import { createProvider } from '../../shared/adapters/evm/provider';
 import { startReceiver } from '../support/receiver';
+import { signedSignIn } from '../support/siwe';
 import { call, stackEnv, startStack, stopStack, waitFor, type StartedStack } from '../support/stack';
 
 /**
@@ -182,4 +183,83 @@ describe('paying a receipt on the local stack', () => {
     const hash = await pay(buyer(2), q);
     expect((await portal(id, '/payments', { txHash: hash })).json).toMatchObject({ outcome: 'paid', status: 'paid' });
   }, 70_000);
+});
+
+describe('after payment on the local stack', () => {
+  /** The demo merchant (anvil account 1) signed in: its session cookie and CSRF token. */
+  const merchantSession = async () => {
+    const origin = stack.baseUrl;
+    const host = new URL(origin).host;
+    const { nonce } = (await call(stack.baseUrl, '/api/auth/nonce')).json as { nonce: string };
+    const login = await fetch(`${stack.baseUrl}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(await signedSignIn(new Wallet(ANVIL_ACCOUNTS[1].privateKey), { nonce, domain: host, uri: origin })),
+    });
+    expect(login.status).toBe(200);
+    const cookie = login.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ');
+    const { csrfToken } = (await login.json()) as { csrfToken: string };
+    return (path: string, body: unknown) =>
+      fetch(`${stack.baseUrl}${path}`, { method: 'POST', headers: { cookie, 'x-csrf-token': csrfToken, origin, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (response) => ({
+        status: response.status,
+        json: (await response.json()) as Record<string, unknown>,
+      }));
+  };
+
+  it('distribute → reconciled, with the payees paid their shares on chain', async () => {
+    const id = await newReceipt(undefined, 100);
+    const q = await quote(id, 'USDC');
+    const usdc = new Contract(credentials.tokens.USDC, testUsdcArtifact.abi, provider);
+    const { split } = (await api('/api/split/deploy')).json as { split: { address: string; recipients: Array<{ address: string; bps: number }> } };
+    const before = await Promise.all(split.recipients.map((payee) => usdc.getFunction('balanceOf')(payee.address) as Promise<bigint>));
+    const hash = await pay(buyer(3), q);
+    expect((await portal(id, '/payments', { txHash: hash })).json).toMatchObject({ status: 'paid' });
+    const reconciled = await waitFor('reconciliation', async () => {
+      const receipt = await statusOf(id);
+      return receipt.status === 'reconciled' ? receipt : undefined;
+    }, 40_000);
+    expect(reconciled.reconciledTxHash).toMatch(/^0x[0-9a-f]{64}$/);
+    const after = await Promise.all(split.recipients.map((payee) => usdc.getFunction('balanceOf')(payee.address) as Promise<bigint>));
+    const gained = after.map((balance, index) => balance - before[index]!);
+    // Everything the split held was paid out in its shares (other payments may have been in it too);
+    // the merchant (first payee) takes the rounding remainder.
+    const total = gained.reduce((sum, value) => sum + value, 0n);
+    expect(total >= BigInt(q.amount)).toBe(true);
+    split.recipients.slice(1).forEach((payee, index) => expect(gained[index + 1]).toBe((total * BigInt(payee.bps)) / 10_000n));
+  }, 60_000);
+
+  it('a partial refund then the rest → refunded each time, verified on chain, from the merchant to the payer', async () => {
+    const session = await merchantSession();
+    const id = await newReceipt(undefined, 40);
+    const q = await quote(id, 'USDT');
+    const payer = buyer(4);
+    await portal(id, '/payments', { txHash: await pay(payer, q) });
+    const merchant = new Wallet(ANVIL_ACCOUNTS[1].privateKey, provider);
+    const usdt = new Contract(credentials.tokens.USDT, testUsdcArtifact.abi, merchant);
+    await (await usdt.getFunction('mint')(merchant.address, 1_000_000_000n)).wait();
+
+    const tooMuch = await session('/api/receipts/refund', { id, amountUsd: 1_000 });
+    expect(tooMuch.status).toBe(400);
+    expect(tooMuch.json.error).toBe('refund_too_large');
+
+    const partial = await session('/api/receipts/refund', { id, amountUsd: 10, reason: 'one item returned' });
+    expect(partial.status, JSON.stringify(partial.json)).toBe(200);
+    const refund = partial.json.refund as { amount: string; to: string; from: string; uri: string };
+    expect(partial.json.status).toBe('refund_requested');
+    expect(refund).toMatchObject({ amount: '10000000', to: payer.address.toLowerCase(), from: credentials.wallet });
+    const sent = await (await usdt.getFunction('transfer')(refund.to, BigInt(refund.amount))).wait();
+    const reported = await session('/api/receipts/refund/transaction', { id, txHash: sent.hash });
+    expect(reported.json).toMatchObject({ outcome: 'refunded', status: 'refunded' });
+    expect((await statusOf(id)).refundedUsd).toBe(10);
+
+    // The rest, sent without reporting the hash: the watcher finds it.
+    const rest = await session('/api/receipts/refund', { id });
+    const restRefund = rest.json.refund as { amount: string; to: string; amountUsd: number };
+    await (await usdt.getFunction('transfer')(restRefund.to, BigInt(restRefund.amount))).wait();
+    const refunded = await waitFor('the refund watcher', async () => {
+      const receipt = await statusOf(id);
+      return receipt.status === 'refunded' && receipt.refundedUsd === receipt.customerTotalUsd ? receipt : undefined;
+    }, 20_000);
+    expect((refunded.refunds as unknown[]).length).toBe(2);
+  }, 60_000);
 });
