@@ -22,6 +22,7 @@ import { scopes } from '../../shared/domain/subscription';
 import { httpFunctions } from '../../shared/http/function';
 import { allRoutes } from '../../shared/http/routes';
 import { deployLocalContracts } from './deploy-contracts';
+import { readEthUsdPrice, setEthUsdPrice } from './feed';
 import { ANVIL_ACCOUNTS, ANVIL_BUYERS, ANVIL_RELAYER, startAnvil, type RunningAnvil } from './anvil';
 import { createLocalHost } from './host';
 import { startTriggers } from './triggers';
@@ -146,6 +147,19 @@ export const runningCredentials = (files: StackFiles = stackFiles()): SavedCrede
   return JSON.parse(readFileSync(files.credentials, 'utf8')) as SavedCredentials;
 };
 
+/**
+ * A chain restored from an earlier run keeps its feed's last update time, which a break of an hour
+ * makes stale (ETH quotes are then refused): the local feed gets its own last answer again, updated
+ * now. Only the local mock feed; `npm run price` sets another price.
+ */
+const refreshStalePrice = async (rpcUrl: string, feed: string, log: (line: string) => void) => {
+  const current = await readEthUsdPrice(rpcUrl, feed);
+  if (Date.now() / 1000 - current.updatedAt < LOCAL_PRICE_REFRESH_AFTER_S) return;
+  await setEthUsdPrice(rpcUrl, feed, current.usd);
+  log(`the local ETH/USD price (${current.usd}) was older than ${LOCAL_PRICE_REFRESH_AFTER_S / 60} minutes: set again`);
+};
+const LOCAL_PRICE_REFRESH_AFTER_S = 30 * 60;
+
 export const startLocalStack = async (env: Record<string, string | undefined> = process.env, log = console.log): Promise<LocalStack> => {
   const files = stackFiles(env.DATA_DIR);
   const other = runningStack(files);
@@ -175,6 +189,7 @@ export const startLocalStack = async (env: Record<string, string | undefined> = 
     // The chain is saved beside the store (on close and every few seconds), so split addresses stay valid.
     anvil = await startAnvil({ stateFile: files.chain, stateIntervalSeconds: 5 });
     const contracts = await deployLocalContracts(anvil.rpcUrl, ANVIL_RELAYER.privateKey);
+    await refreshStalePrice(anvil.rpcUrl, contracts.ethUsdFeed, log);
     Object.assign(settings, {
       CHAIN_RPC_URL: anvil.rpcUrl,
       CHAIN_ID: String(anvil.chainId),
