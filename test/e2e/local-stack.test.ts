@@ -49,6 +49,13 @@ describe('npm start: the local stack over HTTP', () => {
     const health = await call(running.baseUrl, '/healthz');
     expect(health).toMatchObject({ status: 200, json: { status: 'ok', checks: { store: 'ok', queue: 'ok' } } });
     firstKey = running.apiKey;
+    // A demo order's payment link, ready to open in a browser wallet or to pay with npm run pay.
+    const link = /Pay a demo order: (\S+)/.exec(running.output())?.[1];
+    expect(link).toMatch(new RegExp(`^${running.baseUrl}/pay/R-[A-Z2-7]{16}$`));
+    const page = await fetch(link!);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(running.output()).toContain(`npm run pay -- ${link!.split('/').pop()}`);
   }, 90_000);
 
   it('serves the seeded inventory and takes writes with the printed key', async () => {
