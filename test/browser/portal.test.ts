@@ -58,12 +58,21 @@ const newOrder = async () => {
   return (answer.json.receipt as { receiptId: string }).receiptId;
 };
 
+const ethBalance = async (address: string) => {
+  const response = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [address, 'latest'] }) });
+  return BigInt(((await response.json()) as { result: string }).result);
+};
+
 const receiptStatus = async (id: string) => (await call(stack.baseUrl, `/api/receipts/${encodeURIComponent(id)}`, { key: stack.apiKey })).json as { status: string; transactionHash: string | null; token: string | null; buyerWallet: string | null };
 
 interface WalletOptions {
   account: string;
   /** `eth_sendTransaction` answers EIP-1193's user-rejected error (4001) instead of sending. */
   rejectSend?: boolean;
+  /** The first token transfer sends half its amount (a buyer who edited the amount in the wallet). */
+  halveFirstTransfer?: boolean;
+  /** The wallet starts on this chain and moves to anvil's when the page asks it to switch. */
+  startOnChain?: number;
 }
 
 /**
@@ -74,11 +83,26 @@ interface WalletOptions {
 const walletScript = (options: WalletOptions) => `(() => {
   const options = ${JSON.stringify(options)};
   const calls = (window.__walletCalls = []);
+  let chain = options.startOnChain;
+  // Once per tab, across reloads (this script runs again on each page load).
+  let halve = options.halveFirstTransfer && !sessionStorage.getItem('halved');
   const provider = {
     async request({ method, params = [] }) {
       calls.push(method);
       if (method === 'eth_requestAccounts' || method === 'eth_accounts') return [options.account];
+      if (method === 'eth_chainId' && chain !== undefined) return '0x' + chain.toString(16);
+      if (method === 'wallet_switchEthereumChain') {
+        chain = undefined;
+        return null;
+      }
       if (method === 'eth_sendTransaction' && options.rejectSend) throw Object.assign(new Error('User rejected the request.'), { code: 4001 });
+      if (method === 'eth_sendTransaction' && halve && params[0].data) {
+        halve = false;
+        sessionStorage.setItem('halved', 'yes');
+        const data = params[0].data;
+        const amount = BigInt('0x' + data.slice(74)) / 2n;
+        params = [{ ...params[0], data: data.slice(0, 74) + amount.toString(16).padStart(64, '0') }];
+      }
       const answer = await window.__anvil(method, params);
       if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code, data: answer.error.data });
       return answer.result;
@@ -175,13 +199,13 @@ describe('the payment page in a browser', () => {
       await connect(page);
       await page.locator('details#qr-details summary').click();
       await shot(page, 'eth', '1-connected');
-      const before = BigInt(((await (await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [buyers[1], 'latest'] }) })).json()) as { result: string }).result);
+      const before = await ethBalance(buyers[1]!);
       await page.locator('#pay-button').click();
       await page.locator('#success').waitFor({ state: 'visible', timeout: 30_000 });
       await shot(page, 'eth', '2-paid');
       expect(await receiptStatus(id)).toMatchObject({ status: 'paid', token: 'ETH' });
       expect(await page.locator('#success-text').textContent()).toMatch(/received 0\.\d+ ETH\.$/);
-      const after = BigInt(((await (await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [buyers[1], 'latest'] }) })).json()) as { result: string }).result);
+      const after = await ethBalance(buyers[1]!);
       expect(after < before).toBe(true);
       expect(problems).toEqual([]);
     } finally {
@@ -208,6 +232,43 @@ describe('the payment page in a browser', () => {
       expect(['checkout_initialized', 'buyer_logged_in', 'link_opened']).toContain(receipt.status);
       const view = await call(stack.baseUrl, `/api/portal/${id}`);
       expect(view.json).toMatchObject({ payable: true, status: receipt.status });
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
+
+  it('after an underpayment shows what is left, and paying the rest makes the receipt paid; a wallet on another network is asked to switch', async () => {
+    const id = await newOrder();
+    const { context, page, problems } = await openPage(phone, { account: buyers[3]!, halveFirstTransfer: true, startOnChain: 1 });
+    try {
+      await page.goto(`${stack.baseUrl}/pay/${id}`);
+      await page.getByLabel('USDT').check();
+      await quoted(page, 'USDT');
+      await connect(page);
+      const full = /^Pay (\d+\.\d+) USDT$/.exec((await page.locator('#pay-button').textContent())!)![1]!;
+      await page.locator('#pay-button').click();
+      await page.locator('#problem-message').filter({ hasText: 'Part of the payment arrived' }).waitFor({ timeout: 30_000 });
+      expect(await page.evaluate('window.__walletCalls')).toEqual(expect.arrayContaining(['eth_chainId', 'wallet_switchEthereumChain', 'eth_sendTransaction']));
+      const left = /^Send the remaining (\d+\.\d+) USDT to complete it\.$/.exec((await page.locator('#problem-action').textContent())!)![1]!;
+      expect(Number(left)).toBeCloseTo(Number(full) / 2, 5);
+      await page.locator('#pay-button:enabled').waitFor();
+      expect(await page.locator('#pay-button').textContent()).toBe(`Pay ${left} USDT`);
+      expect((await receiptStatus(id)).status).not.toBe('paid');
+      await shot(page, 'underpaid', '1-half-received');
+      // Reloaded, the page still knows: the server says what arrived, the script asks only for the rest.
+      await page.reload();
+      expect(await page.locator('#state').innerText()).toContain(`Send the remaining ${left} USDT to complete the payment.`);
+      expect(await page.locator('#status-badge').textContent()).toBe('Partly paid');
+      await quoted(page, 'USDT');
+      await connect(page);
+      expect(await page.locator('#pay-button').textContent()).toBe(`Pay ${left} USDT`);
+      expect(await page.locator('#quote-amount').textContent()).toBe(`${left} USDT`);
+      await shot(page, 'underpaid', '2-reloaded');
+      await page.locator('#pay-button').click();
+      await page.locator('#success').waitFor({ state: 'visible', timeout: 30_000 });
+      await shot(page, 'underpaid', '3-paid');
+      expect(await receiptStatus(id)).toMatchObject({ status: 'paid', token: 'USDT' });
       expect(problems).toEqual([]);
     } finally {
       await context.close();
@@ -251,7 +312,7 @@ describe('the payment page in a browser', () => {
     const created = await call(stack.baseUrl, '/api/receipts', { method: 'POST', key: stack.apiKey, body: { id: `xss-${Date.now()}`, lineItems: [{ label: item, priceUsd: 5, qty: 1 }, { label: 'Plain', priceUsd: 1 }], totalUsd: 6 } });
     expect(created.status).toBe(201);
     const id = created.json.id as string;
-    const { context, page, problems } = await openPage(phone, { account: buyers[3]! });
+    const { context, page, problems } = await openPage(phone, { account: buyers[4]! });
     try {
       await page.goto(`${stack.baseUrl}/pay/${id}`);
       await quoted(page, 'USDC');

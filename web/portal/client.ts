@@ -8,7 +8,7 @@
 import type { PaymentAnswer, PortalView, QuoteView } from '../../shared/domain/portal-views';
 import { formatUnits } from '../../shared/domain/units';
 import { brandProperties } from './colors';
-import { formatCountdown, isSettled, remainingUnits, shortHex, statusLabels, transactionUrl } from './format';
+import { formatCountdown, isSettled, PARTLY_PAID, remainingUnits, shortHex, statusLabels, transactionUrl } from './format';
 import { buyerMessages, classifyWalletError, errorText, paymentTransaction, toQuantity, type Problem } from './wallet-calls';
 
 interface Eip1193Provider {
@@ -57,8 +57,8 @@ const state = {
   wallet: null as Wallet | null,
   account: null as string | null,
   busy: false,
-  /** After an underpayment: what is left to send, in atomic units of the quote's token. */
-  remaining: null as string | null,
+  /** What earlier transfers of a token already brought in (all of them, atomic units), after an underpayment. */
+  received: null as { token: string; amount: string } | null,
   countdown: 0,
 };
 
@@ -93,27 +93,41 @@ const showProblem = (problem: Problem | null, detail?: string) => {
   const box = byId('problem');
   if (!box) return;
   box.hidden = problem === null;
+  box.classList.remove('problem-warning');
   if (!problem) return;
   const { message, action } = buyerMessages[problem];
   byId('problem-message')!.textContent = message;
   byId('problem-action')!.textContent = detail ? `${action} ${detail}` : action;
 };
 
-/** A problem with a message of its own (a refused quote, a payment the service could not accept). */
-const showServiceProblem = (message: string, action: string) => {
+/** A problem with a message of its own (a refused quote, a payment the service could not accept, a part payment). */
+const showServiceProblem = (message: string, action: string, tone: 'danger' | 'warning' = 'danger') => {
   const box = byId('problem');
   if (!box) return;
   box.hidden = false;
+  box.classList.toggle('problem-warning', tone === 'warning');
   byId('problem-message')!.textContent = message;
   byId('problem-action')!.textContent = action;
 };
 
-const setStatus = (status: PortalView['status']) => {
+const setBadge = (text: string, tone: 'neutral' | 'success' | 'warning' | 'danger') => {
   const badge = byId('status-badge');
-  if (badge) {
-    badge.textContent = statusLabels[status];
-    badge.className = `badge badge-${isSettled(status) ? 'success' : status === 'failed' ? 'danger' : 'neutral'}`;
-  }
+  if (!badge) return;
+  badge.textContent = text;
+  badge.className = `badge badge-${tone}`;
+};
+
+const setStatus = (status: PortalView['status']) => setBadge(statusLabels[status], isSettled(status) ? 'success' : status === 'failed' ? 'danger' : 'neutral');
+
+/**
+ * What is left to send in the quote's token after an underpayment (atomic units), or null: the
+ * service adds up a receipt's transfers of a token, so the rest of the quote completes it.
+ */
+const remaining = (): string | null => {
+  const quote = state.quote;
+  if (!quote || state.received?.token !== quote.token) return null;
+  const left = BigInt(quote.amount) - BigInt(state.received.amount);
+  return left > 0n ? left.toString() : null;
 };
 
 const payButton = () => byId<HTMLButtonElement>('pay-button');
@@ -123,15 +137,22 @@ const refreshPayButton = () => {
   const button = payButton();
   if (!button) return;
   const quote = state.quote;
-  const amount = quote && (state.remaining ? formatUnits(state.remaining, quote.decimals) : quote.display);
+  const left = remaining();
+  const amount = quote && (left ? formatUnits(left, quote.decimals) : quote.display);
   button.textContent = quote ? `Pay ${amount} ${quote.token}` : 'Pay';
   button.disabled = state.busy || !state.account || !quote;
 };
 
 const showQuote = (quote: QuoteView | null) => {
   state.quote = quote;
+  const left = remaining();
   const amount = byId('quote-amount');
-  if (amount) amount.textContent = quote ? `${quote.display} ${quote.token}` : '…';
+  if (amount) amount.textContent = quote ? `${left ? formatUnits(left, quote.decimals) : quote.display} ${quote.token}` : '…';
+  const label = document.querySelector('.quote-label');
+  if (label) label.textContent = left ? 'Left to pay' : 'You pay';
+  // The QR code asks for the whole quote: after part of it arrived, only the wallet pays the rest.
+  const details = byId('qr-details');
+  if (details) details.hidden = left !== null;
   for (const element of document.querySelectorAll<HTMLElement>('[data-amount-for]')) {
     if (quote && element.dataset.amountFor === quote.token) element.textContent = `${quote.display} ${quote.token}`;
   }
@@ -160,7 +181,6 @@ const quoteErrorText: Record<string, [string, string]> = {
 const requestQuote = async (token: string) => {
   const mine = ++quoting;
   state.token = token;
-  state.remaining = null;
   showQuote(null);
   showProblem(null);
   const answer = await call<{ ok: true; quote: QuoteView }>('/quote', { token });
@@ -311,7 +331,7 @@ const pay = async () => {
   showProblem(null);
   refreshPayButton();
   try {
-    if (state.quote.expiresAt - Date.now() < QUOTE_MARGIN_MS && !state.remaining) {
+    if (state.quote.expiresAt - Date.now() < QUOTE_MARGIN_MS) {
       say('Getting a new amount…');
       await requestQuote(state.quote.token);
       if (!state.quote) throw new Error('no quote');
@@ -324,7 +344,8 @@ const pay = async () => {
       return;
     }
     say('Confirm the payment in your wallet…');
-    const transaction = paymentTransaction(state.remaining ? { ...quote, amount: state.remaining } : quote, account);
+    const left = remaining();
+    const transaction = paymentTransaction(left ? { ...quote, amount: left } : quote, account);
     const hash = String(await wallet.provider.request({ method: 'eth_sendTransaction', params: [transaction] }));
     report({ status: 'checkout_success' });
     await follow(hash);
@@ -387,14 +408,17 @@ const handleAnswer = (answer: PaymentAnswer): 'done' | 'retry' | 'wait' => {
     return 'retry';
   }
   if (answer.outcome === 'underpaid' && answer.expected && answer.received && state.quote) {
-    state.remaining = (BigInt(answer.expected) - BigInt(answer.received)).toString();
-    const left = remainingUnits(answer.received, answer.expected, state.quote.decimals);
+    const { decimals, token } = state.quote;
+    state.received = { token, amount: answer.received };
+    say('');
+    setBadge(PARTLY_PAID, 'warning');
     showServiceProblem(
-      `Part of the payment arrived: ${formatUnits(answer.received, state.quote.decimals)} of ${formatUnits(answer.expected, state.quote.decimals)} ${state.quote.token}.`,
-      `Send the remaining ${left} ${state.quote.token} to complete it.`,
+      `Part of the payment arrived: ${formatUnits(answer.received, decimals)} of ${formatUnits(answer.expected, decimals)} ${token}.`,
+      `Send the remaining ${remainingUnits(answer.received, answer.expected, decimals)} ${token} to complete it.`,
+      'warning',
     );
     state.busy = false;
-    refreshPayButton();
+    showQuote(state.quote);
     return 'retry';
   }
   return 'wait';
@@ -472,7 +496,8 @@ const start = () => {
   applyBrand();
   localTimes();
   const form = byId<HTMLFormElement>('pay-form');
-  if (data.status === 'checkout_success') void watchStatus();
+  if (data.underpaidToken && data.underpaidReceived) state.received = { token: data.underpaidToken, amount: data.underpaidReceived };
+  if (data.status === 'checkout_success' && !state.received) void watchStatus();
   if (!form || data.payable !== 'true') return;
   form.hidden = false;
   report({ status: 'link_opened' });

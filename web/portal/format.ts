@@ -48,5 +48,8 @@ export const statusLabels: Record<ReceiptStatus, string> = {
   refunded: 'Refunded',
 };
 
+/** The badge while part of a payment has arrived (the receipt's status does not change for it). */
+export const PARTLY_PAID = 'Partly paid';
+
 /** Statuses after which there is nothing left for the buyer to do. */
 export const isSettled = (status: ReceiptStatus): boolean => status === 'paid' || status === 'reconciled';

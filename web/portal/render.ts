@@ -7,7 +7,7 @@
 import { escapeHtml } from '../../shared/domain/html';
 import { PROCESSING_FEE_LABEL, TAX_LABEL } from '../../shared/domain/pricing';
 import type { PortalView } from '../../shared/domain/portal-views';
-import { formatUsd, formatUtc, isSettled, remainingUnits, shortHex, statusLabels, transactionUrl } from './format';
+import { formatUsd, formatUtc, isSettled, PARTLY_PAID, remainingUnits, shortHex, statusLabels, transactionUrl } from './format';
 import { formatUnits } from '../../shared/domain/units';
 
 export interface PageAssets {
@@ -93,6 +93,7 @@ type Tone = 'neutral' | 'success' | 'warning' | 'danger';
 
 const toneOf = (view: PortalView): Tone => {
   if (isSettled(view.status)) return 'success';
+  if (view.underpaid) return 'warning';
   if (view.status === 'failed') return 'danger';
   if (view.status === 'refund_requested' || view.status === 'refunded' || !view.payable) return 'warning';
   return 'neutral';
@@ -102,7 +103,7 @@ const toneOf = (view: PortalView): Tone => {
 const summarySection = (view: PortalView): Html => `<section class="card summary" aria-labelledby="total-title">
 <h2 id="total-title" class="summary-label">${view.payable ? 'Amount due' : 'Total'}</h2>
 <p class="summary-total">${escapeHtml(formatUsd(view.customerTotalUsd))} <span class="summary-currency">${escapeHtml(view.currency)}</span></p>
-<p class="summary-meta"><span class="badge badge-${toneOf(view)}" id="status-badge">${escapeHtml(statusLabels[view.status])}</span> <span class="summary-ref">Receipt ${escapeHtml(view.receiptId)}</span></p>
+<p class="summary-meta"><span class="badge badge-${toneOf(view)}" id="status-badge">${escapeHtml(view.underpaid && !isSettled(view.status) ? PARTLY_PAID : statusLabels[view.status])}</span> <span class="summary-ref">Receipt ${escapeHtml(view.receiptId)}</span></p>
 ${view.payable ? `<p class="summary-expiry" id="summary-expiry">Pay by ${time(view.expiresAt)}</p>` : ''}
 </section>`;
 
@@ -265,13 +266,14 @@ export const renderPortalPage = (view: PortalView, input: PortalPageInput): Html
   const state = statePanel(view, input);
   const root = attributes({
     id: 'portal',
-    'data-receipt': view.receiptId,
     'data-api': input.apiUrl,
     'data-qr': input.qrUrl,
     'data-status': view.status,
     'data-payable': view.payable ? 'true' : 'false',
     'data-explorer': input.explorerUrl,
-    'data-chain-id': view.chainId,
+    // After an underpayment the script asks only for the rest of the quote in that token.
+    'data-underpaid-token': view.underpaid?.token,
+    'data-underpaid-received': view.underpaid?.received,
     'data-shop': view.shop.name,
     'data-brand-primary': view.shop.colors.primary,
     'data-brand-accent': view.shop.colors.accent,
