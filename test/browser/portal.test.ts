@@ -163,12 +163,16 @@ describe('the payment page in a browser', () => {
       await quoted(page, 'USDC');
       await page.getByRole('button', { name: 'Connect Test Wallet' }).waitFor();
       await shot(page, 'usdc', '1-opened');
-      await connect(page);
+      // By keyboard: connecting moves the focus to the pay button, which Enter presses.
+      await page.getByRole('button', { name: 'Connect Test Wallet' }).focus();
+      await page.keyboard.press('Enter');
+      await page.locator('#wallet-state').filter({ hasText: 'Connected: Test Wallet' }).waitFor();
       const pay = page.locator('#pay-button');
       expect(await pay.textContent()).toMatch(/^Pay \d+\.\d+ USDC$/);
       expect(await pay.isEnabled()).toBe(true);
+      expect(await page.evaluate('document.activeElement.id')).toBe('pay-button');
       await shot(page, 'usdc', '2-connected');
-      await pay.click();
+      await page.keyboard.press('Enter');
       await page.locator('#success').waitFor({ state: 'visible', timeout: 30_000 });
       await shot(page, 'usdc', '3-paid');
       expect(await page.locator('#success-text').textContent()).toMatch(/^Thank you\. Demo Coffee Roasters received \d+\.\d+ USDC\.$/);
@@ -194,7 +198,11 @@ describe('the payment page in a browser', () => {
     try {
       await page.goto(`${stack.baseUrl}/portal/${id}`);
       await quoted(page, 'USDC');
-      await page.getByLabel('ETH').check();
+      // The token choice is a radio group: arrow keys move through it.
+      await page.getByLabel('USDC').focus();
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('ArrowDown');
+      expect(await page.getByLabel('ETH').isChecked()).toBe(true);
       await quoted(page, 'ETH');
       await connect(page);
       await page.locator('details#qr-details summary').click();
