@@ -15,6 +15,7 @@ import { httpFunctions } from '../../shared/http/function';
 import { allRoutes, matchRoute } from '../../shared/http/routes';
 import { QR_OPTIONS } from '../../web/portal/qr';
 import { tickingClock } from '../support/fixtures';
+import { startHost } from '../support/http';
 import '../../functions/index';
 
 const merchant = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
@@ -222,6 +223,28 @@ describe('the portal’s browser files', () => {
       const answer = await get(`/portal/assets/${name}`);
       expect(answer.status, name).toBe(404);
       expect(answer.headers['cache-control'] ?? '').not.toContain('immutable');
+    }
+  });
+});
+
+describe('through the local host', () => {
+  it('sends the page, a file’s bytes and the QR code as the handlers answer them', async () => {
+    await addShop();
+    await addReceipt('R-250', [{ label: 'Beans', priceUsd: 10 }], 10);
+    const host = await startHost(deps);
+    try {
+      const page = await fetch(`${host.url}/pay/R-250`);
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      const script = /<script src="(\/portal\/assets\/[^"]+)"/.exec(html)![1]!;
+      const viaHost = await fetch(`${host.url}${script}`);
+      expect(viaHost.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(new Uint8Array(await viaHost.arrayBuffer())).toEqual((await get(script)).bytes);
+      const qr = await fetch(`${host.url}/api/portal/R-250/qr.svg?token=USDT`);
+      expect(qr.headers.get('content-type')).toBe('image/svg+xml');
+      expect(await qr.text()).toMatch(/^<svg/);
+    } finally {
+      await host.close();
     }
   });
 });
