@@ -51,7 +51,6 @@ const data = page?.dataset ?? {};
 const api = data.api ?? '';
 
 const state = {
-  token: '',
   quote: null as QuoteView | null,
   wallets: [] as Wallet[],
   wallet: null as Wallet | null,
@@ -59,7 +58,6 @@ const state = {
   busy: false,
   /** What earlier transfers of a token already brought in (all of them, atomic units), after an underpayment. */
   received: null as { token: string; amount: string } | null,
-  countdown: 0,
 };
 
 const call = async <T>(path: string, body?: unknown): Promise<Answer<T>> => {
@@ -180,7 +178,6 @@ const quoteErrorText: Record<string, [string, string]> = {
 /** Fixes the amount in a token for a few minutes; a newer choice wins over an older answer. */
 const requestQuote = async (token: string) => {
   const mine = ++quoting;
-  state.token = token;
   showQuote(null);
   showProblem(null);
   const answer = await call<{ ok: true; quote: QuoteView }>('/quote', { token });
@@ -334,7 +331,13 @@ const pay = async () => {
     if (state.quote.expiresAt - Date.now() < QUOTE_MARGIN_MS) {
       say('Getting a new amount…');
       await requestQuote(state.quote.token);
-      if (!state.quote) throw new Error('no quote');
+      say('');
+      if (!state.quote) {
+        // The quote's own problem is on the page already.
+        state.busy = false;
+        refreshPayButton();
+        return;
+      }
     }
     const quote = state.quote;
     report({ status: 'checkout_initialized' });
@@ -514,7 +517,7 @@ const start = () => {
     checked.checked = true;
     void requestQuote(checked.value);
   }
-  state.countdown = window.setInterval(tick, 1_000);
+  window.setInterval(tick, 1_000);
   refreshPayButton();
   discoverWallets();
 };
