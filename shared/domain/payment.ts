@@ -104,15 +104,7 @@ export const paymentUri = (input: { chainId: number; payTo: string; tokenAddress
     ? `ethereum:${input.tokenAddress}@${input.chainId}/transfer?address=${input.payTo}&uint256=${input.amount}`
     : `ethereum:${input.payTo}@${input.chainId}?value=${input.amount}`;
 
-/** An amount in atomic units shown in whole tokens, without trailing zeros ("52.020001", "0.0173"). */
-export const formatUnits = (amount: string | bigint, decimals: number): string => {
-  const value = BigInt(amount);
-  const negative = value < 0n;
-  const digits = (negative ? -value : value).toString().padStart(decimals + 1, '0');
-  const whole = digits.slice(0, digits.length - decimals);
-  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '');
-  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
-};
+export { formatUnits } from './units';
 
 export const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 export const TxHash = z

@@ -12,3 +12,7 @@ export const formatUnits = (amount: string | bigint, decimals: number): string =
   const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '');
   return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
 };
+
+/** The explorer's page of a transaction, or null where the deployment names no explorer. */
+export const transactionUrl = (explorerUrl: string | null, hash: string): string | null =>
+  explorerUrl ? `${explorerUrl.replace(/\/+$/, '')}/tx/${hash}` : null;

@@ -17,9 +17,7 @@ export const remainingUnits = (received: string, expected: string, decimals: num
   return formatUnits(left > 0n ? left : 0n, decimals);
 };
 
-/** The explorer's page of a transaction, or null where the deployment names no explorer. */
-export const transactionUrl = (explorerUrl: string | null, hash: string): string | null =>
-  explorerUrl ? `${explorerUrl.replace(/\/+$/, '')}/tx/${hash}` : null;
+export { transactionUrl } from '../../shared/domain/units';
 
 /** "0x1234…cdef": enough of a hash or an address to recognise it. */
 export const shortHex = (hex: string): string => (hex.length > 14 ? `${hex.slice(0, 6)}…${hex.slice(-4)}` : hex);

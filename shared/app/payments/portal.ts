@@ -24,6 +24,7 @@ import {
 } from '../../domain/payment';
 import type { PortalView, QuoteView, notPayableReasons } from '../../domain/portal-views';
 import { receiptClaimId, type Receipt } from '../../domain/receipt';
+import { transactionUrl } from '../../domain/units';
 import { ID_PATTERN } from '../../domain/query-params';
 import type { Versioned } from '../../ports/inventory-repository';
 import { DependencyUnavailableError, DuplicateKeyError } from '../../ports/errors';
@@ -85,8 +86,7 @@ export const toQuoteView = (quote: Quote): QuoteView => ({
 const openQuote = (receipt: Receipt, now: number, token?: PayTokenSymbol): Quote | undefined =>
   [...(receipt.quotes ?? [])].reverse().find((quote) => quote.expiresAt > now && (!token || quote.token === token));
 
-export const explorerLink = (deps: Pick<AppDeps, 'settings'>, hash: string): string | null =>
-  deps.settings.payments.explorerUrl ? `${deps.settings.payments.explorerUrl}/tx/${hash}` : null;
+export const explorerLink = (deps: Pick<AppDeps, 'settings'>, hash: string): string | null => transactionUrl(deps.settings.payments.explorerUrl, hash);
 
 /** The buyer's view: an allow-list of the receipt (no metadata, webhook target, keys or merchant internals). */
 export const getPortalView = async (deps: PortalDeps, receiptId: string): Promise<PortalView> => {
