@@ -49,9 +49,9 @@ describe('webhook delivery', () => {
     expect(Object.keys(body)).toEqual([
       'event', 'receiptId', 'status', 'previousStatus', 'failureCode', 'failureCategory', 'failureReason', 'failureAction', 'providerErrorCode',
       'providerRequestId', 'transactionHash', 'buyerWallet', 'merchantWallet', 'totalUsd', 'customerTotalUsd', 'onrampSourceAmountUsd',
-      'onrampSessionId', 'isOnrampSessionUnique', 'token', 'transactionId', 'metadata', 'brandKey', 'timestamp',
+      'onrampSessionId', 'isOnrampSessionUnique', 'token', 'amountPaid', 'paidAt', 'transactionId', 'metadata', 'brandKey', 'timestamp',
     ]);
-    expect(body).toMatchObject({ event: 'receipt.status_updated', receiptId: 'r-1', status: 'link_opened', previousStatus: 'pending', failureCode: null, merchantWallet: wallets.alice, totalUsd: 4, transactionId: 'T-1', metadata: { table: 2 }, isOnrampSessionUnique: false });
+    expect(body).toMatchObject({ event: 'receipt.status_updated', receiptId: 'r-1', status: 'link_opened', previousStatus: 'pending', failureCode: null, merchantWallet: wallets.alice, totalUsd: 4, transactionId: 'T-1', metadata: { table: 2 }, isOnrampSessionUnique: false, amountPaid: null, paidAt: null });
     expect(request!.headers).toMatchObject({
       'content-type': 'application/json',
       'x-service-event': 'receipt.status_updated',
