@@ -1,3 +1,4 @@
+import { receiptCore } from '../support/fixtures';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { MemoryEventQueue } from '../../shared/adapters/memory/deliveries';
 import type { AppDeps } from '../../shared/app/deps';
@@ -18,20 +19,7 @@ let deps: AppDeps;
 /** A receipt made at `createdAt` and then set to `status` directly (this file is about expiry, not the path there). */
 const receiptAt = async (receiptId: string, createdAt: number, status: ReceiptStatus, wallet = wallets.alice) => {
   const receipt = newReceipt(
-    {
-      receiptId,
-      wallet,
-      brandKey: 'default',
-      brandName: 'Test',
-      status,
-      lineItems: [{ label: 'Tea', priceUsd: 4 }],
-      totalUsd: 4,
-      customerTotalUsd: 4.1,
-      jurisdictionCode: null,
-      taxRate: null,
-      source: 'order',
-      createdBy: null,
-    },
+    receiptCore({ receiptId, wallet, status, usd: 4, label: 'Tea', customerTotalUsd: 4.1, source: 'order' }),
     createdAt,
     { webhookUrl: 'http://127.0.0.1:9/hook' },
   );

@@ -1,3 +1,4 @@
+import { receiptCore } from '../support/fixtures';
 import { Contract, NonceManager, Wallet, hexlify, randomBytes, type JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { splitArtifact, testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
@@ -90,20 +91,7 @@ const paidReceipt = async (split: string, amount: bigint, payment: { hash: strin
     uri: 'ethereum:…',
   };
   const receipt = newReceipt(
-    {
-      receiptId: `R-${hexlify(randomBytes(8)).slice(2).toUpperCase()}`,
-      wallet: merchantWallet,
-      brandKey: 'default',
-      brandName: 'Test',
-      status: 'paid',
-      lineItems: [{ label: 'Sale', priceUsd: usd }],
-      totalUsd: usd,
-      customerTotalUsd: usd,
-      jurisdictionCode: null,
-      taxRate: null,
-      source: 'terminal',
-      createdBy: null,
-    },
+    receiptCore({ receiptId: `R-${hexlify(randomBytes(8)).slice(2).toUpperCase()}`, wallet: merchantWallet, status: 'paid', usd }),
     now - 120_000,
     {
       quotes: [quote],

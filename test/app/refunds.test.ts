@@ -1,3 +1,4 @@
+import { receiptCore } from '../support/fixtures';
 import { Contract, NonceManager, Wallet, hexlify, randomBytes, type JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { ANVIL_ACCOUNTS } from '../../scripts/local/anvil';
@@ -82,20 +83,7 @@ const paidReceipt = async (
   const amount = paid ?? BigInt(Math.round(usd * 100)) * 10_000n + 17n;
   const quote = quoteFor(token, amount, usd);
   const receipt = newReceipt(
-    {
-      receiptId,
-      wallet,
-      brandKey: 'default',
-      brandName: 'Test',
-      status,
-      lineItems: [{ label: 'Sale', priceUsd: usd }],
-      totalUsd: usd,
-      customerTotalUsd: usd,
-      jurisdictionCode: null,
-      taxRate: null,
-      source: 'terminal',
-      createdBy: null,
-    },
+    receiptCore({ receiptId, wallet, status, usd }),
     now - 120_000,
     {
       quotes: [quote],
