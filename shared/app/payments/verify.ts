@@ -96,6 +96,13 @@ const withRecord = (record: PaymentRecord) => (current: Receipt) => ({
   payments: (current.payments ?? []).some((known) => known.txHash === record.txHash) ? current.payments : [...(current.payments ?? []), record],
 });
 
+/** Fails the receipt with a chain code and the transaction's record; one that cannot fail now (paid already) still keeps the record. */
+const failWith = async (deps: VerifyDeps, receipt: Receipt, code: 'PORTAL_CHAIN_TX_REVERTED' | 'PORTAL_CHAIN_SLIPPAGE_EXCEEDED', record: PaymentRecord) => {
+  const outcome = await changeStatus(deps, { wallet: receipt.wallet, receiptId: receipt.receiptId, status: 'failed', actor: 'service', failure: { code }, facts: withRecord(record) });
+  if (outcome.ignored) await appendRecord(deps, receipt.wallet, receipt.receiptId, record);
+  return outcome.receipt.status;
+};
+
 /**
  * Verifies a transaction as a payment of a receipt and applies what it decides: `paid` (with the
  * hash, payer, token, amount and time; stock committed), an underpayment recorded (still unpaid), a
@@ -144,17 +151,8 @@ export const verifyPayment = async (deps: VerifyDeps, receiptId: string, hash: s
       throw new DomainError('not_a_payment', judgement.reason, { field: 'txHash' });
     case 'before_receipt':
       throw new DomainError('not_a_payment', 'the transaction was mined before this receipt was made', { field: 'txHash' });
-    case 'reverted': {
-      const outcome = await changeStatus(deps, {
-        wallet: receipt.wallet,
-        receiptId,
-        status: 'failed',
-        actor: 'service',
-        failure: { code: 'PORTAL_CHAIN_TX_REVERTED' },
-        facts: withRecord(recordOf(judgement, tx, now)),
-      });
-      return answer('reverted', outcome.receipt.status);
-    }
+    case 'reverted':
+      return answer('reverted', await failWith(deps, receipt, 'PORTAL_CHAIN_TX_REVERTED', recordOf(judgement, tx, now)));
     default:
       break;
   }
@@ -166,18 +164,7 @@ export const verifyPayment = async (deps: VerifyDeps, receiptId: string, hash: s
     await appendRecord(deps, receipt.wallet, receiptId, record);
     return answer('underpaid', receipt.status, amounts);
   }
-  if (judgement.kind === 'slippage') {
-    const outcome = await changeStatus(deps, {
-      wallet: receipt.wallet,
-      receiptId,
-      status: 'failed',
-      actor: 'service',
-      failure: { code: 'PORTAL_CHAIN_SLIPPAGE_EXCEEDED' },
-      facts: withRecord(record),
-    });
-    if (outcome.ignored) await appendRecord(deps, receipt.wallet, receiptId, record);
-    return answer('slippage', outcome.receipt.status, amounts);
-  }
+  if (judgement.kind === 'slippage') return answer('slippage', await failWith(deps, receipt, 'PORTAL_CHAIN_SLIPPAGE_EXCEEDED', record), amounts);
   const outcome = await changeStatus(deps, {
     wallet: receipt.wallet,
     receiptId,
