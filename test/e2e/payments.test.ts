@@ -143,6 +143,26 @@ describe('paying a receipt on the local stack', () => {
     expect((await statusOf(second)).status).toBe('pending');
   }, 30_000);
 
+  it('stock is decremented exactly once per paid receipt under 20 concurrent payments of the last 5 items', async () => {
+    const sku = `LAST-${Date.now()}`;
+    expect((await api('/api/inventory', { method: 'POST', body: { sku, name: 'The last ones', priceUsd: 3, stockQty: 5 } })).status).toBe(200);
+    const ids: string[] = [];
+    for (let n = 0; n < 20; n++) {
+      const order = await api('/api/orders', { method: 'POST', body: { items: [{ sku, qty: 1 }] } });
+      expect(order.status).toBe(200);
+      ids.push((order.json.receipt as { receiptId: string }).receiptId);
+    }
+    const hashes: string[] = [];
+    for (const id of ids) hashes.push(await pay(buyer(5), await quote(id, 'USDC')));
+    const answers = await Promise.all(ids.map((id, n) => portal(id, '/payments', { txHash: hashes[n] })));
+    expect(answers.every((answer) => answer.json.status === 'paid')).toBe(true);
+    const items = (await api(`/api/inventory?q=${sku.toLowerCase()}`)).json.items as Array<{ sku: string; stockQty: number }>;
+    expect(items.find((item) => item.sku === sku)?.stockQty).toBe(0);
+    const receipts = await Promise.all(ids.map(statusOf));
+    const short = receipts.filter((receipt) => (receipt.stockShortfall as unknown[]).length > 0);
+    expect(short).toHaveLength(15);
+  }, 60_000);
+
   it('a reverted payment fails the receipt with PORTAL_CHAIN_TX_REVERTED', async () => {
     const id = await newReceipt();
     const q = await quote(id, 'USDC');
