@@ -31,6 +31,7 @@ import { DependencyUnavailableError, DuplicateKeyError } from '../../ports/error
 import type { PortalEvent } from '../../domain/portal-views';
 import type { z } from 'zod';
 import type { AppDeps } from '../deps';
+import { BoundedCache } from '../bounded-cache';
 import { isEtagMismatchOrDuplicate, withEtagRetry } from '../etag-retry';
 import { loadMerchant } from '../merchants';
 import { changeStatus } from '../receipt-status';
@@ -46,13 +47,26 @@ const WATCH_EXTEND_STEP_MS = 10 * 60_000;
 
 const notFound = (receiptId: string) => new DomainError('not_found', `receipt ${receiptId} not found`);
 
+/**
+ * Receipt id → owner wallet, per store: a receipt's claim never changes owner, so what was read once
+ * holds (only ids that exist are kept; the bounds decide how many).
+ */
+const owners = new WeakMap<object, BoundedCache<string>>();
+const OWNER_CACHE_LIMITS = { maxEntries: 50_000, maxBytes: 8 * 1024 * 1024, sizeOf: (owner: string) => 2 * owner.length + 160 };
+
 /** A receipt by its id alone (the portal's URL names no merchant): the id's claim names the owner. */
 export const findReceipt = async (deps: Pick<AppDeps, 'claims' | 'receipts'>, receiptId: string): Promise<Versioned<Receipt>> => {
   if (!ID_PATTERN.test(receiptId)) throw notFound(receiptId);
-  const claimId = receiptClaimId(receiptId);
-  const claim = await deps.claims.get(claimId, claimId);
-  const stored = claim && (await deps.receipts.get(claim.value.owner, receiptId));
+  let cache = owners.get(deps.claims);
+  if (!cache) owners.set(deps.claims, (cache = new BoundedCache(OWNER_CACHE_LIMITS)));
+  let owner = cache.get(receiptId)?.value;
+  if (!owner) {
+    const claimId = receiptClaimId(receiptId);
+    owner = (await deps.claims.get(claimId, claimId))?.value.owner;
+  }
+  const stored = owner && (await deps.receipts.get(owner, receiptId));
   if (!stored) throw notFound(receiptId);
+  cache.set(receiptId, owner!, 0);
   return stored;
 };
 
