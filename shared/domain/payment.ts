@@ -129,6 +129,8 @@ export interface MinedTransaction {
   from: string;
   /** The called contract or the ETH recipient, lower-case; null for a deployment. */
   to: string | null;
+  /** The call data, lower-case hex ('0x' for a plain ETH transfer). */
+  data: string;
   blockNumber: number;
   /** Unix seconds, as blocks carry it. */
   blockTimestamp: number;
@@ -161,9 +163,9 @@ export type Judgement =
   | { kind: 'reverted' }
   | { kind: 'not_a_payment'; reason: string }
   | { kind: 'before_receipt' }
-  | { kind: 'underpaid'; quote: Quote; received: bigint; expected: bigint; payer: string }
-  | { kind: 'paid'; quote: Quote; received: bigint; expected: bigint; overpaid: bigint; payer: string; late: boolean }
-  | { kind: 'slippage'; quote: Quote; received: bigint; expected: bigint; payer: string };
+  | { kind: 'underpaid'; quote: Quote; received: bigint; expected: bigint; payer: string; own: bigint }
+  | { kind: 'paid'; quote: Quote; received: bigint; expected: bigint; overpaid: bigint; payer: string; late: boolean; own: bigint }
+  | { kind: 'slippage'; quote: Quote; received: bigint; expected: bigint; payer: string; own: bigint };
 
 export interface JudgeInput {
   tx: MinedTransaction;
@@ -179,6 +181,11 @@ export interface JudgeInput {
 
 const lower = (text: string) => text.toLowerCase();
 
+/** ERC-20 `transfer(address,uint256)`: its selector, and the recipient word that follows. */
+const TRANSFER_SELECTOR = '0xa9059cbb';
+const transfersTo = (data: string, recipient: string) =>
+  data.startsWith(TRANSFER_SELECTOR) && data.slice(10, 74) === recipient.slice(2).padStart(64, '0');
+
 /**
  * Does this transaction pay this receipt? Every rule of a payment, in order: mined with enough
  * confirmations; succeeded; moved a quoted token (or ETH) to the receipt's split; mined no earlier
@@ -191,8 +198,13 @@ export const judgePayment = (input: JudgeInput): Judgement => {
   if (confirmations < rules.confirmations) return { kind: 'unconfirmed', confirmations: Math.max(0, confirmations), required: rules.confirmations };
   const split = lower(receipt.split);
   if (tx.status !== 1) {
-    const aimed = tx.to !== null && (lower(tx.to) === split || input.tokens.some((token) => token.symbol !== 'ETH' && lower(token.address) === lower(tx.to!)));
-    return aimed ? { kind: 'reverted' } : { kind: 'not_a_payment', reason: 'the transaction reverted and was not a payment to this receipt' };
+    // A failed payment of this receipt: ETH sent to its split, or a quoted token's transfer to it,
+    // after the receipt was made. Any other failed transaction is nothing of this receipt's.
+    const to = tx.to === null ? null : lower(tx.to);
+    const quotedToken = receipt.quotes.some((quote) => quote.tokenAddress !== null && lower(quote.tokenAddress) === to);
+    const aimed = to === split || (quotedToken && transfersTo(lower(tx.data), split));
+    if (!aimed) return { kind: 'not_a_payment', reason: 'the transaction reverted and was not a payment to this receipt' };
+    return tx.blockTimestamp < Math.floor(receipt.createdAt / 1000) ? { kind: 'before_receipt' } : { kind: 'reverted' };
   }
   // The token is the newest quote's whose token reached the split in this transaction.
   const received = new Map<string, bigint>();
@@ -203,33 +215,38 @@ export const judgePayment = (input: JudgeInput): Judgement => {
     received.set(token, (received.get(token) ?? 0n) + BigInt(move.amount));
     if (!payerOf.has(token)) payerOf.set(token, lower(move.from));
   }
-  const quote = [...receipt.quotes]
-    .sort((a, b) => b.createdAt - a.createdAt)
-    .find((candidate) => received.has(lower(candidate.tokenAddress ?? ZERO_ADDRESS)));
+  // The quote paid: the one whose exact amount a transfer carries, else the newest of a token received.
+  const newestFirst = [...receipt.quotes].sort((a, b) => b.createdAt - a.createdAt);
+  const quote =
+    newestFirst.find((candidate) =>
+      tx.moves.some((move) => lower(move.to) === split && lower(move.token) === lower(candidate.tokenAddress ?? ZERO_ADDRESS) && move.amount === candidate.amount),
+    ) ?? newestFirst.find((candidate) => received.has(lower(candidate.tokenAddress ?? ZERO_ADDRESS)));
   if (!quote) return { kind: 'not_a_payment', reason: 'the transaction moved no quoted token to this receipt’s split' };
   if (tx.blockTimestamp < Math.floor(receipt.createdAt / 1000)) return { kind: 'before_receipt' };
 
   const tokenAddress = lower(quote.tokenAddress ?? ZERO_ADDRESS);
-  const total = (received.get(tokenAddress) ?? 0n) + (input.earlier[tokenAddress] ?? 0n);
+  // `own`: what this transaction brought; `total`: with what earlier underpayments brought.
+  const own = received.get(tokenAddress) ?? 0n;
+  const total = own + (input.earlier[tokenAddress] ?? 0n);
   const payer = payerOf.get(tokenAddress) ?? lower(tx.from);
   const quoted = BigInt(quote.amount);
   const late = tx.blockTimestamp * 1000 > quote.expiresAt;
   if (!late) {
-    if (total < quoted) return { kind: 'underpaid', quote, received: total, expected: quoted, payer };
-    return { kind: 'paid', quote, received: total, expected: quoted, overpaid: total - quoted, payer, late };
+    if (total < quoted) return { kind: 'underpaid', quote, received: total, expected: quoted, payer, own };
+    return { kind: 'paid', quote, received: total, expected: quoted, overpaid: total - quoted, payer, late, own };
   }
   // After the lock: the stablecoins keep their price (the quote, no tolerance); ETH is measured
   // against the feed now, less the slippage tolerance (the floor rounded up, in the merchant's favour).
   if (quote.token !== 'ETH') {
-    if (total < quoted) return { kind: 'underpaid', quote, received: total, expected: quoted, payer };
-    return { kind: 'paid', quote, received: total, expected: quoted, overpaid: total - quoted, payer, late };
+    if (total < quoted) return { kind: 'underpaid', quote, received: total, expected: quoted, payer, own };
+    return { kind: 'paid', quote, received: total, expected: quoted, overpaid: total - quoted, payer, late, own };
   }
   const token = input.tokens.find((candidate) => candidate.symbol === 'ETH');
-  if (!input.priceNow || !token) return { kind: 'slippage', quote, received: total, expected: quoted, payer };
+  if (!input.priceNow || !token) return { kind: 'slippage', quote, received: total, expected: quoted, payer, own };
   const required = baseAmount(token, receipt.cents, input.priceNow);
   const floor = (required * BigInt(10_000 - rules.slippageBps) + 9_999n) / 10_000n;
-  if (total < floor) return { kind: 'slippage', quote, received: total, expected: required, payer };
-  return { kind: 'paid', quote, received: total, expected: required, overpaid: total > required ? total - required : 0n, payer, late };
+  if (total < floor) return { kind: 'slippage', quote, received: total, expected: required, payer, own };
+  return { kind: 'paid', quote, received: total, expected: required, overpaid: total > required ? total - required : 0n, payer, late, own };
 };
 
 /**

@@ -328,7 +328,7 @@ export const routes = {
       toBlock: z.number().int().nullable(),
       transactions: z.array(
         z.object({
-          kind: z.enum(['payment', 'distribution']),
+          kind: z.enum(['payment', 'distribution', 'withdrawal']).describe('withdrawal: a payee credited earlier (it had refused a transfer) takes its share out'),
           token: z.string(),
           from: z.string(),
           to: z.string(),

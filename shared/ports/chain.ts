@@ -22,7 +22,8 @@ export interface DeployedSplit {
 }
 
 export interface SplitTransfer {
-  kind: 'payment' | 'distribution';
+  /** `withdrawal`: a share credited earlier (its payee had refused it) leaving the split, not a distribution. */
+  kind: 'payment' | 'distribution' | 'withdrawal';
   /** Token contract, lower-case; the zero address for ETH. */
   token: string;
   from: string;

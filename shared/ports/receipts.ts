@@ -1,6 +1,7 @@
 import type { Receipt, ReceiptStatus } from '../domain/receipt';
 import type { DocumentCollection } from './documents';
 
+
 export interface ReceiptPage {
   receipts: Receipt[];
   /** Opaque; null on the last page. */
@@ -17,5 +18,12 @@ export interface ReceiptRepository extends DocumentCollection<Receipt> {
    * Receipts in any of these statuses across all merchants, oldest first (the timers' work: expiry,
    * reconciliation, refunds); `createdBefore` narrows to those made earlier (Unix ms).
    */
-  inStatuses(statuses: readonly ReceiptStatus[], query: { limit: number; createdBefore?: number }): Promise<Receipt[]>;
+  inStatuses(statuses: readonly ReceiptStatus[], query: ReceiptStatusQuery): Promise<Receipt[]>;
+}
+
+export interface ReceiptStatusQuery {
+  limit: number;
+  createdBefore?: number;
+  /** Only receipts paid before this time (Unix ms) whose stock has not been committed. */
+  paidBeforeWithoutStock?: number;
 }

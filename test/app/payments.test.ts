@@ -1,6 +1,6 @@
 import { Contract, ContractFactory, NonceManager, Wallet, parseEther, type JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { EvmChain } from '../../shared/adapters/evm/chain';
+import { ChainUnavailableError, EvmChain } from '../../shared/adapters/evm/chain';
 import { mockAggregatorArtifact, testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
 import { createProvider } from '../../shared/adapters/evm/provider';
 import type { AppDeps } from '../../shared/app/deps';
@@ -9,6 +9,8 @@ import { createOrder } from '../../shared/app/orders';
 import { getPortalView, quoteFor, recordPortalEvent } from '../../shared/app/payments/portal';
 import { verifyPayment } from '../../shared/app/payments/verify';
 import { watchPayments } from '../../shared/app/payments/watcher';
+import { expireReceipts } from '../../shared/app/payments/expiry';
+import { commitPendingStock } from '../../shared/app/payments/stock';
 import { createReceipt } from '../../shared/app/receipts';
 import { InventoryUpsertInput } from '../../shared/domain/inventory';
 import { newMerchant } from '../../shared/domain/merchant';
@@ -167,12 +169,95 @@ describe.each(allStores)('payments on $name', (store) => {
     expect((await receiptOf(id)).payments!.map((record) => record.outcome)).toEqual(['underpaid', 'paid']);
   });
 
+  it('underpayments add up once each: three short transfers are what they are, and the rest makes it paid', async () => {
+    const id = await newReceipt(100);
+    const buyer = await newWallet();
+    const quote = await quoteFor(deps, id, 'USDC');
+    const part = (BigInt(quote.amount) * 40n) / 100n;
+    const sent = [part, part, 1n];
+    for (const amount of sent) expect(await verifyPayment(deps, id, await pay(buyer, quote, amount))).toMatchObject({ outcome: 'underpaid' });
+    const receipt = await receiptOf(id);
+    expect(receipt.status).toBe('pending');
+    expect(receipt.payments!.map((record) => record.amount)).toEqual(sent.map(String));
+    const rest = BigInt(quote.amount) - part - part - 1n;
+    expect(await verifyPayment(deps, id, await pay(buyer, quote, rest))).toMatchObject({ outcome: 'paid', received: quote.amount });
+    expect((await receiptOf(id)).amountPaid).toBe(quote.amount);
+  });
+
+  it('a transfer of another receipt’s quoted amount cannot be claimed by a receipt that learns its hash', async () => {
+    const [victim, thief] = [await newReceipt(100), await newReceipt(5)];
+    const quote = await quoteFor(deps, victim, 'USDC');
+    await quoteFor(deps, thief, 'USDC');
+    const hash = await pay(await newWallet(), quote); // from the QR code: nobody reports it
+    await expect(verifyPayment(deps, thief, hash)).rejects.toMatchObject({ code: 'not_a_payment' });
+    expect((await receiptOf(thief)).payments ?? []).toEqual([]);
+    expect(await verifyPayment(deps, victim, hash)).toMatchObject({ outcome: 'paid', status: 'paid' });
+  });
+
+  it('a stranger’s failed token call cannot fail a receipt', async () => {
+    const id = await newReceipt();
+    await quoteFor(deps, id, 'USDC');
+    const stranger = new Wallet(Wallet.createRandom().privateKey, provider);
+    await provider.send('anvil_setBalance', [stranger.address, '0x' + parseEther('1').toString(16)]);
+    // A failed USDC transfer to someone else (the stranger holds no USDC).
+    const tx = await erc20(chainInfo.usdc, stranger).getFunction('transfer')(Wallet.createRandom().address, 1_000_000n, { gasLimit: 100_000 });
+    await tx.wait().catch(() => undefined);
+    await expect(verifyPayment(deps, id, tx.hash)).rejects.toMatchObject({ code: 'not_a_payment' });
+    expect((await receiptOf(id)).status).toBe('pending');
+  });
+
+  it('a late ETH payment is not decided while the feed cannot be read', async () => {
+    const quick = { ...deps, settings: { ...deps.settings, payments: { ...deps.settings.payments, quoteLockMs: 1_000 } } };
+    const id = await newReceipt(30);
+    const quote = await quoteFor(quick, id, 'ETH');
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const hash = await pay(await newWallet(), quote);
+    const feedDown = Object.assign(Object.create(chain) as EvmChain, { ethUsdPrice: () => Promise.reject(new ChainUnavailableError()) });
+    await expect(verifyPayment({ ...deps, chain: feedDown }, id, hash)).rejects.toBeInstanceOf(ChainUnavailableError);
+    expect((await receiptOf(id)).payments ?? []).toEqual([]);
+    expect(await verifyPayment(deps, id, hash)).toMatchObject({ status: 'paid' });
+  });
+
+  it('the watcher does not pass a transfer whose transaction its node does not know yet', async () => {
+    const id = await newReceipt();
+    const quote = await quoteFor(deps, id, 'USDC');
+    await watchPayments(deps);
+    const hash = await pay(await newWallet(), quote);
+    const behind = Object.assign(Object.create(chain) as EvmChain, { transaction: () => Promise.resolve(undefined) });
+    await expect(watchPayments({ ...deps, chain: behind })).rejects.toMatchObject({ code: 'transaction_not_found' });
+    expect((await receiptOf(id)).status).toBe('pending');
+    await watchPayments(deps);
+    expect(await receiptOf(id)).toMatchObject({ status: 'paid', transactionHash: hash });
+  });
+
+  it('an expired receipt stays expired when the page reports a tracking status', async () => {
+    const id = await newReceipt();
+    await expireReceipts({ ...deps, clock: { now: () => Date.now() + deps.settings.payments.receiptExpiryMs + 1_000 } });
+    expect((await receiptOf(id)).failure?.failureCode).toBe('PORTAL_SESSION_EXPIRED');
+    expect(await recordPortalEvent(deps, id, { status: 'link_opened' })).toMatchObject({ ignored: true, status: 'failed' });
+    await expect(quoteFor(deps, id, 'USDC')).rejects.toMatchObject({ code: 'receipt_not_payable' });
+  });
+
+  it('the stock sweep finds a paid receipt whose commit was cut short, however many are done', async () => {
+    const sku = `SWEEP-${store.name}-${Date.now()}`;
+    await upsertInventoryItem(deps, merchant, InventoryUpsertInput.parse({ sku, name: 'Swept', priceUsd: 2, stockQty: 3 }));
+    const { receipt } = await createOrder(deps, { wallet: merchant, subscriptionId: null }, { items: [{ sku, qty: 2 }] });
+    const stored = (await deps.receipts.get(merchant, receipt.receiptId))!;
+    // Paid ten minutes ago, and the process stopped before the stock was taken.
+    await deps.receipts.replace(merchant, { ...stored.value, status: 'paid', paidAt: Date.now() - 10 * 60_000, stock: null }, stored.etag);
+    expect(await commitPendingStock(deps, 5)).toBeGreaterThanOrEqual(1);
+    expect((await deps.inventory.findBySku(merchant, sku))!.value.stockQty).toBe(1);
+    expect((await receiptOf(receipt.receiptId)).stock).toMatchObject({ shortfall: [] });
+    expect(await commitPendingStock(deps, 5)).toBe(0);
+  });
+
   it('one transaction pays one receipt: its hash reported for another receipt is refused', async () => {
     const [first, second] = [await newReceipt(), await newReceipt()];
     const quote = await quoteFor(deps, first, 'USDC');
     await quoteFor(deps, second, 'USDC');
-    const hash = await pay(await newWallet(), quote);
-    await verifyPayment(deps, first, hash);
+    // A round amount no quote carries (an overpayment): only the hash's claim ties it to a receipt.
+    const hash = await pay(await newWallet(), quote, BigInt(quote.amount) + 1_000_000n);
+    expect(await verifyPayment(deps, first, hash)).toMatchObject({ outcome: 'overpaid', status: 'paid' });
     await expect(verifyPayment(deps, second, hash)).rejects.toMatchObject({ code: 'transaction_already_used' });
     expect((await receiptOf(second)).status).toBe('pending');
     expect((await receiptOf(second)).payments ?? []).toEqual([]);

@@ -87,6 +87,9 @@ const move = (token: PayToken | string, amount: bigint, overrides: Partial<Value
   ...overrides,
 });
 
+/** ERC-20 `transfer(to, amount)` call data, as a wallet sends it. */
+const transferCall = (to: string, amount: bigint) => `0xa9059cbb${to.slice(2).toLowerCase().padStart(64, '0')}${amount.toString(16).padStart(64, '0')}`;
+
 const BLOCK = 1_000;
 const minedTx = (overrides: Partial<MinedTransaction> = {}): MinedTransaction => ({
   hash: `0x${'ab'.repeat(32)}`,
@@ -95,6 +98,7 @@ const minedTx = (overrides: Partial<MinedTransaction> = {}): MinedTransaction =>
   to: USDC_ADDRESS.toLowerCase(),
   blockNumber: BLOCK,
   blockTimestamp: RECEIPT_SECOND + 60,
+  data: transferCall(SPLIT, USDC_QUOTED),
   moves: [move(usdc, USDC_QUOTED)],
   ...overrides,
 });
@@ -315,10 +319,20 @@ describe('judgePayment', () => {
       expect(judge({ tx: minedTx({ status: 0, to: SPLIT.toUpperCase().replace('0X', '0x'), moves: [] }) })).toEqual({ kind: 'reverted' });
     });
 
-    it('records a reverted call to a configured token contract as reverted, in any case spelling', () => {
+    it('records a reverted transfer of a quoted token to the split as reverted, in any case spelling', () => {
       expect(judge({ tx: minedTx({ status: 0, to: USDC_ADDRESS.toLowerCase(), moves: [] }) })).toEqual({ kind: 'reverted' });
       expect(judge({ tx: minedTx({ status: 0, to: USDC_ADDRESS, moves: [] }) })).toEqual({ kind: 'reverted' });
-      expect(judge({ tx: minedTx({ status: 0, to: USDT_ADDRESS.toLowerCase(), moves: [] }) })).toEqual({ kind: 'reverted' });
+    });
+
+    it('does not count a reverted token call that is not a transfer to the split, or of a token not quoted', () => {
+      expect(judge({ tx: minedTx({ status: 0, data: transferCall(STRANGER, USDC_QUOTED), moves: [] }) })).toMatchObject({ kind: 'not_a_payment' });
+      expect(judge({ tx: minedTx({ status: 0, data: '0x095ea7b3' + transferCall(SPLIT, 1n).slice(10), moves: [] }) })).toMatchObject({ kind: 'not_a_payment' });
+      expect(judge({ tx: minedTx({ status: 0, to: USDT_ADDRESS.toLowerCase(), moves: [] }) })).toMatchObject({ kind: 'not_a_payment' });
+    });
+
+    it('does not count a reverted payment mined before the receipt was made', () => {
+      expect(judge({ tx: minedTx({ status: 0, blockTimestamp: RECEIPT_SECOND - 1, moves: [] }) })).toEqual({ kind: 'before_receipt' });
+      expect(judge({ tx: minedTx({ status: 0, blockTimestamp: RECEIPT_SECOND, moves: [] }) })).toEqual({ kind: 'reverted' });
     });
 
     it('calls a reverted transaction aimed anywhere else not a payment', () => {
@@ -365,7 +379,7 @@ describe('judgePayment', () => {
 
   describe('within the lock', () => {
     it('pays with exactly the quoted amount, nothing overpaid', () => {
-      expect(judge()).toEqual({ kind: 'paid', quote: usdcQuote, received: USDC_QUOTED, expected: USDC_QUOTED, overpaid: 0n, payer: BUYER, late: false });
+      expect(judge()).toEqual({ kind: 'paid', quote: usdcQuote, received: USDC_QUOTED, expected: USDC_QUOTED, overpaid: 0n, payer: BUYER, late: false, own: USDC_QUOTED });
     });
 
     it('leaves the receipt underpaid one atomic unit short', () => {
@@ -375,6 +389,7 @@ describe('judgePayment', () => {
         received: USDC_QUOTED - 1n,
         expected: USDC_QUOTED,
         payer: BUYER,
+        own: USDC_QUOTED - 1n,
       });
     });
 
@@ -385,7 +400,7 @@ describe('judgePayment', () => {
 
     it('pays in ETH with exactly the quoted wei, and underpays a wei short', () => {
       const receipt = { quotes: [ethQuote] };
-      expect(judge({ tx: ethTx(ETH_QUOTED), receipt })).toEqual({ kind: 'paid', quote: ethQuote, received: ETH_QUOTED, expected: ETH_QUOTED, overpaid: 0n, payer: BUYER, late: false });
+      expect(judge({ tx: ethTx(ETH_QUOTED), receipt })).toEqual({ kind: 'paid', quote: ethQuote, received: ETH_QUOTED, expected: ETH_QUOTED, overpaid: 0n, payer: BUYER, late: false, own: ETH_QUOTED });
       expect(judge({ tx: ethTx(ETH_QUOTED - 1n), receipt })).toMatchObject({ kind: 'underpaid', received: ETH_QUOTED - 1n, expected: ETH_QUOTED });
     });
 
@@ -402,8 +417,9 @@ describe('judgePayment', () => {
 
     it('counts what earlier underpayments brought in the same token', () => {
       const earlier = { [USDC_ADDRESS.toLowerCase()]: 52_000_000n };
-      expect(judge({ earlier, tx: minedTx({ moves: [move(usdc, USDC_QUOTED - 52_000_000n)] }) })).toMatchObject({ kind: 'paid', received: USDC_QUOTED, overpaid: 0n });
-      expect(judge({ earlier, tx: minedTx({ moves: [move(usdc, USDC_QUOTED - 52_000_001n)] }) })).toMatchObject({ kind: 'underpaid', received: USDC_QUOTED - 1n });
+      // `received` is the running total, `own` only this transaction's part (what its record keeps).
+      expect(judge({ earlier, tx: minedTx({ moves: [move(usdc, USDC_QUOTED - 52_000_000n)] }) })).toMatchObject({ kind: 'paid', received: USDC_QUOTED, overpaid: 0n, own: USDC_QUOTED - 52_000_000n });
+      expect(judge({ earlier, tx: minedTx({ moves: [move(usdc, USDC_QUOTED - 52_000_001n)] }) })).toMatchObject({ kind: 'underpaid', received: USDC_QUOTED - 1n, own: USDC_QUOTED - 52_000_001n });
     });
 
     it('does not count earlier underpayments in another token', () => {
@@ -433,14 +449,20 @@ describe('judgePayment', () => {
       }
     });
 
-    it('prefers the newer quote when the transaction moved both tokens', () => {
+    it('judges against the quote whose exact amount a transfer carries, even when a newer quote exists', () => {
       const tx = minedTx({ moves: [move(usdc, USDC_QUOTED), move(ZERO_ADDRESS, 1n, { logIndex: 1 })] });
-      expect(judge({ receipt: { quotes: [olderUsdc, newerEth] }, tx })).toMatchObject({ kind: 'underpaid', quote: newerEth, received: 1n });
+      expect(judge({ receipt: { quotes: [olderUsdc, newerEth] }, tx })).toMatchObject({ kind: 'paid', quote: olderUsdc, received: USDC_QUOTED });
+      // A quote paid in its last seconds while the page already asked for a new one (another tag).
+      const newerUsdc = quoteFor(usdc, { quoteId: 'q-usdc-2', createdAt: QUOTE_CREATED + 60_000, amount: (USDC_QUOTED + 1n).toString() });
+      expect(judge({ receipt: { quotes: [newerUsdc, olderUsdc] } })).toMatchObject({ kind: 'paid', quote: olderUsdc, overpaid: 0n });
     });
 
-    it('takes the newest of two quotes in the same token', () => {
+    it('takes the newest quote of the token received when no quote matches the amount exactly', () => {
       const newerUsdc = quoteFor(usdc, { quoteId: 'q-usdc-2', createdAt: QUOTE_CREATED + 60_000, amount: (USDC_QUOTED + 1n).toString() });
-      expect(judge({ receipt: { quotes: [newerUsdc, olderUsdc] } })).toMatchObject({ kind: 'underpaid', quote: newerUsdc, expected: USDC_QUOTED + 1n });
+      const odd = minedTx({ moves: [move(usdc, USDC_QUOTED - 5n)] });
+      expect(judge({ receipt: { quotes: [newerUsdc, olderUsdc] }, tx: odd })).toMatchObject({ kind: 'underpaid', quote: newerUsdc, expected: USDC_QUOTED + 1n });
+      const both = minedTx({ moves: [move(usdc, 7n), move(ZERO_ADDRESS, 1n, { logIndex: 1 })] });
+      expect(judge({ receipt: { quotes: [olderUsdc, newerEth] }, tx: both })).toMatchObject({ kind: 'underpaid', quote: newerEth, received: 1n });
     });
   });
 
@@ -459,13 +481,13 @@ describe('judgePayment', () => {
     });
 
     it('still pays a stablecoin payment that covers the quote', () => {
-      expect(judge({ tx: minedTx({ blockTimestamp: late }) })).toEqual({ kind: 'paid', quote: usdcQuote, received: USDC_QUOTED, expected: USDC_QUOTED, overpaid: 0n, payer: BUYER, late: true });
+      expect(judge({ tx: minedTx({ blockTimestamp: late }) })).toEqual({ kind: 'paid', quote: usdcQuote, received: USDC_QUOTED, expected: USDC_QUOTED, overpaid: 0n, payer: BUYER, late: true, own: USDC_QUOTED });
       expect(judge({ tx: minedTx({ blockTimestamp: late, moves: [move(usdc, USDC_QUOTED + 3n)] }) })).toMatchObject({ kind: 'paid', overpaid: 3n, late: true });
     });
 
     it('holds a late stablecoin payment to the whole quote: its price cannot slip', () => {
       expect(USDC_QUOTED).toBe(52_020_017n);
-      expect(judge({ tx: minedTx({ blockTimestamp: late, moves: [move(usdc, USDC_QUOTED - 1n)] }) })).toEqual({ kind: 'underpaid', quote: usdcQuote, received: USDC_QUOTED - 1n, expected: USDC_QUOTED, payer: BUYER });
+      expect(judge({ tx: minedTx({ blockTimestamp: late, moves: [move(usdc, USDC_QUOTED - 1n)] }) })).toEqual({ kind: 'underpaid', quote: usdcQuote, received: USDC_QUOTED - 1n, expected: USDC_QUOTED, payer: BUYER, own: USDC_QUOTED - 1n });
       expect(judge({ tx: minedTx({ blockTimestamp: late, moves: [move(usdc, 51_499_817n)] }) })).toMatchObject({ kind: 'underpaid' });
     });
 
@@ -491,6 +513,7 @@ describe('judgePayment', () => {
         overpaid: ETH_QUOTED - required,
         payer: BUYER,
         late: true,
+        own: ETH_QUOTED,
       });
     });
 
@@ -503,6 +526,7 @@ describe('judgePayment', () => {
         received: ETH_QUOTED,
         expected: required,
         payer: BUYER,
+        own: ETH_QUOTED,
       });
     });
 
@@ -538,6 +562,7 @@ describe('judgePayment', () => {
         received: ETH_QUOTED,
         expected: ETH_QUOTED,
         payer: BUYER,
+        own: ETH_QUOTED,
       });
       expect(judge({ tx: ethTx(ETH_QUOTED * 2n, { blockTimestamp: late }), receipt: ethReceipt })).toMatchObject({ kind: 'slippage' });
     });

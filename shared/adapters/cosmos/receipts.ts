@@ -1,7 +1,7 @@
 import type { SqlParameter } from '@azure/cosmos';
 import { decodeCursor, encodeCursor } from '../../domain/cursor';
 import type { Receipt, ReceiptStatus } from '../../domain/receipt';
-import type { ReceiptRepository } from '../../ports/receipts';
+import type { ReceiptRepository, ReceiptStatusQuery } from '../../ports/receipts';
 import { containers } from '../../registry';
 import { cosmosCall, fromDocument, type CosmosStore } from './client';
 import { CosmosCollection } from './documents';
@@ -50,12 +50,16 @@ export class CosmosReceiptRepository extends CosmosCollection<Receipt> implement
     return resources.map((document) => fromDocument<Receipt>(document).value);
   }
 
-  async inStatuses(statuses: readonly ReceiptStatus[], query: { limit: number; createdBefore?: number }) {
+  async inStatuses(statuses: readonly ReceiptStatus[], query: ReceiptStatusQuery) {
     const parameters: SqlParameter[] = [{ name: '@n', value: query.limit }, { name: '@statuses', value: [...statuses] }];
     const clauses = ['ARRAY_CONTAINS(@statuses, c.status)'];
     if (query.createdBefore !== undefined) {
       clauses.push('c.createdAt < @before');
       parameters.push({ name: '@before', value: query.createdBefore });
+    }
+    if (query.paidBeforeWithoutStock !== undefined) {
+      clauses.push('c.paidAt > 0 AND c.paidAt < @paidBefore AND (NOT IS_DEFINED(c.stock) OR c.stock = null)');
+      parameters.push({ name: '@paidBefore', value: query.paidBeforeWithoutStock });
     }
     const { resources } = await cosmosCall(() =>
       this.container.items

@@ -222,7 +222,7 @@ export class EvmChain implements Chain {
         const move = this.moveOf(log);
         if (move) moves.push(move);
       }
-      return { hash: lower(receipt.hash), status, from: lower(tx.from), to, blockNumber: receipt.blockNumber, blockTimestamp: block.timestamp, moves };
+      return { hash: lower(receipt.hash), status, from: lower(tx.from), to, data: lower(tx.data), blockNumber: receipt.blockNumber, blockTimestamp: block.timestamp, moves };
     });
   }
 
@@ -363,9 +363,9 @@ const toTransfer = (split: string, log: Log): SplitTransfer => {
       return { kind: 'distribution', token: lower(event.args[0]), from: split, to: lower(event.args[1]), amount: event.args[2].toString(), ...at };
     case 'TokenWithdrawn':
       // TokenWithdrawn(token, payee, to, amount): a credited token share (the token had refused the payee) leaving the split.
-      return { kind: 'distribution', token: lower(event.args[0]), from: split, to: lower(event.args[2]), amount: event.args[3].toString(), ...at };
+      return { kind: 'withdrawal', token: lower(event.args[0]), from: split, to: lower(event.args[2]), amount: event.args[3].toString(), ...at };
     default:
       // Withdrawn(payee, to, amount): a credited ETH share leaving the split, at last.
-      return { kind: 'distribution', token: ZeroAddress, from: split, to: lower(event.args[1]), amount: event.args[2].toString(), ...at };
+      return { kind: 'withdrawal', token: ZeroAddress, from: split, to: lower(event.args[1]), amount: event.args[2].toString(), ...at };
   }
 };

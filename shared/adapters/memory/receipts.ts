@@ -1,6 +1,6 @@
 import { decodeCursor, encodeCursor } from '../../domain/cursor';
 import type { Receipt, ReceiptStatus } from '../../domain/receipt';
-import type { ReceiptRepository } from '../../ports/receipts';
+import type { ReceiptRepository, ReceiptStatusQuery } from '../../ports/receipts';
 import { MemoryCollection } from './documents';
 
 const newestFirst = (a: Receipt, b: Receipt) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
@@ -23,9 +23,11 @@ export class MemoryReceiptRepository extends MemoryCollection<Receipt> implement
       .slice(0, limit);
   }
 
-  async inStatuses(statuses: readonly ReceiptStatus[], query: { limit: number; createdBefore?: number }) {
+  async inStatuses(statuses: readonly ReceiptStatus[], query: ReceiptStatusQuery) {
+    const paidBefore = query.paidBeforeWithoutStock;
     return this.all()
       .filter((receipt) => statuses.includes(receipt.status) && (query.createdBefore === undefined || receipt.createdAt < query.createdBefore))
+      .filter((receipt) => paidBefore === undefined || (!receipt.stock && typeof receipt.paidAt === 'number' && receipt.paidAt < paidBefore))
       .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))
       .slice(0, query.limit);
   }

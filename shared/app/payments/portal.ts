@@ -288,6 +288,10 @@ export const recordPortalEvent = async (deps: PortalDeps, receiptId: string, eve
     );
   }
   if (!event.status) return { ok: true as const, status: stored.value.status };
+  // An expired receipt stays expired for the page: a tracking status must not make it payable again.
+  if (stored.value.status === 'failed' && stored.value.failure?.failureCode === 'PORTAL_SESSION_EXPIRED') {
+    return { ok: true as const, status: stored.value.status, ignored: true as const, reason: 'the receipt has expired' };
+  }
   const outcome = await changeStatus(deps, {
     wallet,
     receiptId,

@@ -70,12 +70,7 @@ export const commitStock = async (deps: StockDeps, wallet: string, receiptId: st
 
 /** Paid receipts whose stock commit was cut short (a crash between the status write and the commit). */
 export const commitPendingStock = async (deps: StockDeps, limit = 50): Promise<number> => {
-  let committed = 0;
-  for (const receipt of await deps.receipts.inStatuses(['paid', 'reconciled', 'refund_requested', 'refunded'], { limit: 500 })) {
-    if (committed >= limit) break;
-    if (receipt.stock || !receipt.paidAt || receipt.paidAt > deps.clock.now() - SWEEP_AFTER_MS) continue;
-    await commitStock(deps, receipt.wallet, receipt.receiptId);
-    committed++;
-  }
-  return committed;
+  const due = await deps.receipts.inStatuses(['paid', 'reconciled', 'refund_requested', 'refunded'], { limit, paidBeforeWithoutStock: deps.clock.now() - SWEEP_AFTER_MS });
+  for (const receipt of due) await commitStock(deps, receipt.wallet, receipt.receiptId);
+  return due.length;
 };

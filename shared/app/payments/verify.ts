@@ -5,8 +5,10 @@
  */
 import { DomainError } from '../../domain/errors';
 import {
+  isStale,
   judgePayment,
   paymentTxClaimId,
+  quoteAmountClaimId,
   ZERO_ADDRESS,
   type FeedPrice,
   type Judgement,
@@ -38,11 +40,36 @@ const earlierUnderpayments = (deps: Pick<AppDeps, 'settings'>, receipt: Receipt)
   return sums;
 };
 
-/** The feed now, only when a late ETH payment needs it (an unavailable feed counts as no price). */
+/**
+ * The feed now, only when a late ETH payment needs it. Nothing is decided without a price: a feed
+ * that cannot be read, or is stale, answers an error (the watcher tries again on its next run).
+ */
 const priceIfLate = async (deps: VerifyDeps, receipt: Receipt, tx: MinedTransaction): Promise<FeedPrice | undefined> => {
   const lateEth = (receipt.quotes ?? []).some((quote) => quote.token === 'ETH' && tx.blockTimestamp * 1000 > quote.expiresAt);
   if (!lateEth) return undefined;
-  return deps.chain!.ethUsdPrice().catch(() => undefined);
+  const price = await deps.chain!.ethUsdPrice();
+  if (isStale(price, deps.clock.now(), deps.settings.payments.feedHeartbeatMs)) {
+    throw new DomainError('price_stale', 'the ETH price feed is stale: this late ETH payment is decided once it answers again', { token: 'ETH' });
+  }
+  return price;
+};
+
+/**
+ * The transaction without the transfers that carry another receipt's quoted amount into this split:
+ * those are that receipt's payment, whoever reports the hash first.
+ */
+const withoutOthersPayments = async (deps: VerifyDeps, receipt: Receipt, split: string, tx: MinedTransaction): Promise<MinedTransaction> => {
+  const own = `${receipt.wallet}:${receipt.receiptId}`;
+  const moves = [];
+  for (const move of tx.moves) {
+    if (move.to.toLowerCase() === split) {
+      const id = quoteAmountClaimId(deps.chain!.chainId, split, move.token, move.amount);
+      const claim = await deps.claims.get(id, id);
+      if (claim && claim.value.owner !== own) continue;
+    }
+    moves.push(move);
+  }
+  return { ...tx, moves };
 };
 
 /** One transaction pays one receipt: claims the hash for this receipt (a repeat for the same receipt is fine). */
@@ -69,7 +96,8 @@ const recordOf = (judgement: Extract<Judgement, { quote: unknown }> | { kind: 'r
     txHash: tx.hash,
     token: judgement.quote.token,
     payer: judgement.payer,
-    amount: judgement.received.toString(),
+    // This transaction's own amount (earlier underpayments have records of their own).
+    amount: judgement.own.toString(),
     expected: judgement.expected.toString(),
     blockNumber: tx.blockNumber,
     outcome,
@@ -133,9 +161,9 @@ export const verifyPayment = async (deps: VerifyDeps, receiptId: string, hash: s
   const split = (receipt.quotes ?? []).at(-1)?.payTo ?? merchant.split?.address;
   if (!split) throw new DomainError('not_a_payment', 'this receipt has no split to pay into', { field: 'txHash' });
 
-  const [head, priceNow] = await Promise.all([chain.blockNumber(), priceIfLate(deps, receipt, tx)]);
+  const [head, priceNow, judged] = await Promise.all([chain.blockNumber(), priceIfLate(deps, receipt, tx), withoutOthersPayments(deps, receipt, split.toLowerCase(), tx)]);
   const judgement = judgePayment({
-    tx,
+    tx: judged,
     head,
     receipt: { createdAt: receipt.createdAt, split, cents: Math.round(receipt.customerTotalUsd * 100), quotes: receipt.quotes ?? [] },
     earlier: earlierUnderpayments(deps, receipt),
@@ -152,6 +180,8 @@ export const verifyPayment = async (deps: VerifyDeps, receiptId: string, hash: s
     case 'before_receipt':
       throw new DomainError('not_a_payment', 'the transaction was mined before this receipt was made', { field: 'txHash' });
     case 'reverted':
+      // Claimed like a payment: one failed transaction fails one receipt, once.
+      await claimHash(deps, receipt, txHash);
       return answer('reverted', await failWith(deps, receipt, 'PORTAL_CHAIN_TX_REVERTED', recordOf(judgement, tx, now)));
     default:
       break;

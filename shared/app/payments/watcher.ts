@@ -18,7 +18,9 @@ const MAX_RANGES_PER_RUN = 5;
 const STOCK_SWEEP_EVERY_MS = 60_000;
 let lastStockSweep = 0;
 /** Refusals that are the answer for good: the transfer is not (or no longer) this receipt's payment. */
-const FINAL_REFUSALS = new Set(['not_a_payment', 'transaction_already_used', 'not_found', 'transaction_not_found']);
+// (Not `transaction_not_found`: the watcher has just read the transfer's log, so a node that does not
+// know the transaction yet is behind, and the next run asks again.)
+const FINAL_REFUSALS = new Set(['not_a_payment', 'transaction_already_used', 'not_found']);
 
 export interface WatchReport {
   fromBlock: number | null;
@@ -76,7 +78,9 @@ export const watchPayments = async (deps: WatchDeps, listeners: RangeListener[] 
         continue;
       }
       try {
-        await verifyPayment(deps, owner.receiptId, move.txHash);
+        const answer = await verifyPayment(deps, owner.receiptId, move.txHash);
+        // Read from a confirmed block, yet not confirmed by the node asked: decided on a later run.
+        if (answer.outcome === 'pending' || answer.outcome === 'unconfirmed') throw new Error(`transaction ${move.txHash} is not confirmed yet at the node`);
         report.matched++;
       } catch (error) {
         // Decided and refused (another receipt's hash, not a payment): nothing more to do with it.
