@@ -84,6 +84,8 @@ describe('transaction', () => {
       status: 1,
       from: buyerAddress,
       to: local.usdc,
+      // transfer(split, 2500000): the call, as the rules read a failed one
+      data: `0xa9059cbb${split.slice(2).padStart(64, '0')}${(2_500_000).toString(16).padStart(64, '0')}`,
       blockNumber: receipt.blockNumber,
       blockTimestamp: block!.timestamp,
       moves: [{ token: local.usdc, from: buyerAddress, to: split, amount: '2500000', logIndex: 0 }],
