@@ -31,6 +31,8 @@ export type RequestContext<Q, B, A extends RouteAuth = RouteAuth, P extends stri
   body: B;
   /** The path's `{param}` values, decoded. */
   params: PathParams<P>;
+  /** The request's headers (a payment proof, a sign-in-with-x credential). */
+  headers: IncomingCall['headers'];
   correlationId: string;
 };
 
@@ -40,6 +42,8 @@ export class Reply<T = unknown> {
     readonly status: number,
     readonly body: T,
     readonly cookies: Cookie[] = [],
+    /** Headers of this answer beyond the route's own (an x402 challenge's `PAYMENT-REQUIRED`, say). */
+    readonly headers: Record<string, string> = {},
   ) {}
 }
 
@@ -215,6 +219,7 @@ export const httpFunction = <Q extends z.ZodType, B extends z.ZodType, R extends
         query: parseQuery(spec, request) as Input<Q>,
         body: parseBody(spec, bodyText) as Input<B>,
         params: request.params as PathParams<P>,
+        headers: request.headers,
         correlationId,
       } as RequestContext<Input<Q>, Input<B>, A, P>;
       const result = await call(context);
@@ -233,7 +238,9 @@ export const httpFunction = <Q extends z.ZodType, B extends z.ZodType, R extends
         };
       }
       const reply = result instanceof Reply ? result : new Reply(isDegraded(result) ? 200 : (spec.successStatus ?? 200), result);
-      const headers = html ? pageHeaders(correlationId, deps.settings.frameAncestors, limitHeaders) : jsonHeaders(correlationId, limitHeaders);
+      const headers = html
+        ? pageHeaders(correlationId, deps.settings.frameAncestors, { ...limitHeaders, ...reply.headers })
+        : jsonHeaders(correlationId, { ...limitHeaders, ...reply.headers });
       return {
         status: reply.status,
         body: html ? String(reply.body) : toJson(reply.body),
