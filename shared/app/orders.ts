@@ -31,29 +31,37 @@ export const claimReceiptId = async (deps: Pick<AppDeps, 'claims' | 'clock' | 'i
 
 type PricedReceiptDeps = Pick<AppDeps, 'receipts' | 'claims' | 'clock' | 'ids' | 'settings'>;
 
+type PricedInput = { lines: OrderLineInput[]; jurisdictionCode?: string };
+
 /**
- * What an order and a point-of-sale receipt share: the lines priced with the jurisdiction's tax (the
- * requested code, else the shop's default; an unknown code is 400), the shop's processing fee and the
- * deployed split's fees, stored as a `generated` receipt under a freshly claimed id.
+ * Prices lines for a shop: the jurisdiction's tax (the requested code, else the shop's default; an
+ * unknown code is 400), the shop's processing fee and the deployed split's fees.
  */
-export const storePricedReceipt = async (
-  deps: PricedReceiptDeps,
-  caller: { wallet: string; subscriptionId: string | null },
-  merchant: Merchant,
-  split: MerchantSplit,
-  input: { lines: OrderLineInput[]; jurisdictionCode?: string; source: Receipt['source']; extra?: Partial<Receipt> },
-): Promise<Receipt> => {
+export const priceLines = (merchant: Merchant, split: MerchantSplit, input: PricedInput) => {
   const code = input.jurisdictionCode ?? merchant.shop.taxDefaults.defaultJurisdictionCode ?? null;
   const taxRate = code === null ? 0 : taxRateFor(merchant.shop, code);
   if (taxRate === undefined) throw new DomainError('invalid_input', `jurisdictionCode: unknown jurisdiction ${code}`, { field: 'jurisdictionCode' });
-
   const priced = priceOrder({
     lines: input.lines,
     taxRatePpm: rateToPpm(taxRate),
     processingFeeHundredths: toCents(merchant.shop.processingFeePct),
     feeBps: split.platformFeeBps + split.partnerFeeBps,
   });
+  return { code, taxRate, priced };
+};
 
+/**
+ * What an order and a point-of-sale receipt share: the lines priced (`priceLines`), stored as a
+ * `generated` receipt under a freshly claimed id.
+ */
+export const storePricedReceipt = async (
+  deps: PricedReceiptDeps,
+  caller: { wallet: string; subscriptionId: string | null },
+  merchant: Merchant,
+  split: MerchantSplit,
+  input: PricedInput & { source: Receipt['source']; extra?: Partial<Receipt> },
+): Promise<Receipt> => {
+  const { code, taxRate, priced } = priceLines(merchant, split, input);
   const now = deps.clock.now();
   const receiptId = await claimReceiptId(deps, caller.wallet);
   const receipt: Receipt = newReceipt(
@@ -94,20 +102,18 @@ const parseOrder = (body: unknown, development: boolean): OrderRequest => {
 };
 
 /**
- * Prices an order from the merchant's inventory and stores it as a `generated` receipt, with the
- * order's webhook_url, redirect_url, transactionId and metadata as a receipt created whole keeps them
- * (its webhook_url takes the place of the shop's default). Checks, in order: a deployed split (403),
- * the request, every item (400), stock (409).
+ * An order checked against the merchant's inventory, ready to price and store: in order, a deployed
+ * split (403), the request (400), every item (400), stock (409).
  */
-export const createOrder = async (deps: OrderDeps, caller: { wallet: string; subscriptionId: string | null }, body: unknown) => {
-  const merchant = await loadMerchant(deps, caller.wallet);
+export const prepareOrder = async (deps: Pick<AppDeps, 'merchants' | 'inventory' | 'clock' | 'settings'>, wallet: string, body: unknown) => {
+  const merchant = await loadMerchant(deps, wallet);
   const split = merchant.split;
   if (!split) throw new DomainError('split_required', 'deploy a split contract before creating orders');
   const order = parseOrder(body, deps.settings.development);
 
   const found: StoredInventoryItem[] = [];
   for (const [index, item] of order.items.entries()) {
-    const stored = item.id ? await deps.inventory.get(caller.wallet, item.id) : await deps.inventory.findBySku(caller.wallet, item.sku!);
+    const stored = item.id ? await deps.inventory.get(wallet, item.id) : await deps.inventory.findBySku(wallet, item.sku!);
     if (!stored) {
       const ref = item.id ? { id: item.id } : { sku: item.sku };
       throw new DomainError('inventory_item_not_found', `inventory item ${item.id ?? item.sku} not found`, { field: `items.${index}`, ...ref });
@@ -122,15 +128,25 @@ export const createOrder = async (deps: OrderDeps, caller: { wallet: string; sub
       throw new DomainError('insufficient_stock', `only ${item.stockQty} of ${item.sku} in stock`, { sku: item.sku, available: item.stockQty, requested: qty });
     }
   }
+  const lines: OrderLineInput[] = order.items.map((item, index) => ({
+    label: found[index]!.name,
+    sku: found[index]!.sku,
+    qty: item.qty,
+    unitCents: toCents(found[index]!.priceUsd),
+    taxable: found[index]!.taxable,
+  }));
+  return { merchant, split, order, lines };
+};
 
+/**
+ * Prices an order from the merchant's inventory and stores it as a `generated` receipt, with the
+ * order's webhook_url, redirect_url, transactionId and metadata as a receipt created whole keeps them
+ * (its webhook_url takes the place of the shop's default).
+ */
+export const createOrder = async (deps: OrderDeps, caller: { wallet: string; subscriptionId: string | null }, body: unknown) => {
+  const { merchant, split, order, lines } = await prepareOrder(deps, caller.wallet, body);
   const receipt = await storePricedReceipt(deps, caller, merchant, split, {
-    lines: order.items.map((item, index) => ({
-      label: found[index]!.name,
-      sku: found[index]!.sku,
-      qty: item.qty,
-      unitCents: toCents(found[index]!.priceUsd),
-      taxable: found[index]!.taxable,
-    })),
+    lines,
     jurisdictionCode: order.jurisdictionCode,
     source: 'order',
     extra: {
