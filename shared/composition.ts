@@ -1,8 +1,10 @@
 import type { AppDeps, Settings } from './app/deps';
 import { connectCosmos, ensureCosmosContainers, type CosmosStore } from './adapters/cosmos/client';
 import { CosmosInventoryRepository } from './adapters/cosmos/inventory';
+import { CosmosMerchantRepository } from './adapters/cosmos/merchants';
 import { CosmosSubscriptionRepository } from './adapters/cosmos/subscriptions';
 import { MemoryInventoryRepository } from './adapters/memory/inventory';
+import { MemoryMerchantRepository } from './adapters/memory/merchants';
 import { MemoryRateLimiter } from './adapters/memory/rate-limiter';
 import { alwaysUp } from './adapters/memory/probe';
 import { randomIds, systemClock } from './adapters/system/runtime';
@@ -154,7 +156,7 @@ export const memoryDeps = (overrides: Partial<AppDeps> = {}): AppDeps => ({
   metrics: logMetrics(),
   claims: new MemoryCollection(),
   sessions: new MemoryCollection(),
-  merchants: new MemoryCollection(),
+  merchants: new MemoryMerchantRepository(),
   receipts: new MemoryReceiptRepository(),
   deliveries: new MemoryDeliveryLog(),
   queue: new MemoryEventQueue(),
@@ -223,7 +225,7 @@ export const compose = (config: Config): Composition => {
     subscriptions: new CosmosSubscriptionRepository(cosmos),
     claims: new CosmosCollection(cosmos, containers.claims),
     sessions: new CosmosCollection(cosmos, containers.sessions),
-    merchants: new CosmosCollection(cosmos, containers.merchants),
+    merchants: new CosmosMerchantRepository(cosmos),
     receipts: new CosmosReceiptRepository(cosmos),
     deliveries: new CosmosDeliveryLog(cosmos),
     queue: queues ? storageEventQueue(queues) : new MemoryEventQueue(),

@@ -1,4 +1,3 @@
-import type { Merchant } from '../domain/merchant';
 import type { ChainState, PayToken } from '../domain/payment';
 import type { PricingConfig } from '../domain/pricing';
 import type { Session } from '../domain/session';
@@ -7,6 +6,7 @@ import type { SessionTokens, SignInVerifier } from '../ports/auth';
 import type { Chain } from '../ports/chain';
 import type { Claim, DocumentCollection } from '../ports/documents';
 import type { KeyIssuer } from '../ports/key-issuer';
+import type { MerchantRepository } from '../ports/merchants';
 import type { MetricsSink } from '../ports/metrics';
 import type { ReceiptRepository } from '../ports/receipts';
 import type { DeliveryLog, EventQueue, SecretBox, WebhookSender } from '../ports/webhooks';
@@ -77,7 +77,7 @@ export interface AppDeps {
   /** Absent where no chain is configured: chain calls then answer 503. */
   chain: Chain | undefined;
   claims: DocumentCollection<Claim>;
-  merchants: DocumentCollection<Merchant>;
+  merchants: MerchantRepository;
   receipts: ReceiptRepository;
   deliveries: DeliveryLog;
   queue: EventQueue;

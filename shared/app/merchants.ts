@@ -1,3 +1,4 @@
+import { withDirectoryFields } from '../domain/directory';
 import { DomainError } from '../domain/errors';
 import { newMerchant, type Merchant } from '../domain/merchant';
 import type { AppDeps } from './deps';
@@ -12,7 +13,8 @@ export const loadMerchant = async (deps: MerchantDeps, wallet: string): Promise<
 /**
  * Read-modify-write of one merchant document under its ETag, retried when another write got there
  * first (a changed document, or a first document another request created). `change` may throw to
- * refuse; it must not have side effects it cannot repeat.
+ * refuse; it must not have side effects it cannot repeat. Every merchant write goes through here, so
+ * the directory fields derived from the shop and the split are written with them, whatever changed.
  */
 export const updateMerchant = async <T>(
   deps: MerchantDeps,
@@ -24,7 +26,7 @@ export const updateMerchant = async <T>(
       const stored = await deps.merchants.get(wallet, wallet);
       const now = deps.clock.now();
       const { merchant, result } = await change(stored?.value ?? newMerchant(wallet, now), now);
-      const next = { ...merchant, updatedAt: now };
+      const next = withDirectoryFields({ ...merchant, updatedAt: now });
       await write(() => (stored ? deps.merchants.replace(wallet, next, stored.etag) : deps.merchants.create(wallet, next)));
       return result;
     },

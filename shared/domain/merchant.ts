@@ -39,6 +39,13 @@ export interface Merchant {
   splitDeployments: number[];
   /** Absent: the starter plan. */
   plan?: WalletPlan;
+  /**
+   * Derived from `shop` and `split` on every write (`withDirectoryFields`), for the directory's query
+   * in the store: listed under a slug with a deployed split, and the lower-cased text `q` searches.
+   * Absent on documents written before the directory existed: not listed until written again.
+   */
+  directoryListed?: boolean;
+  directorySearchText?: string;
   createdAt: number;
   updatedAt: number;
 }
