@@ -15,6 +15,7 @@ import './shop-config-update';
 import './pricing-config-get';
 import './pricing-config-update';
 import './site-config';
+import './directory-shops';
 import './tax-catalog';
 import './orders-create';
 import './split-deploy';

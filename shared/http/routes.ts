@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ErrorCode } from '../domain/errors';
+import { DirectoryQuery, DirectoryResponse } from '../domain/directory';
 import {
   InventoryDeleteQuery,
   InventoryItem,
@@ -264,6 +265,16 @@ export const routes = {
       shop: z.object({ slug: z.string(), name: z.string(), branding: ShopBranding, layout: ShopLayout, processingFeePct: z.number() }).optional(),
     }),
     errors: ['invalid_input', 'not_found'],
+  }),
+  directoryShops: route({
+    name: 'directory-shops',
+    method: 'GET',
+    path: '/api/directory/shops',
+    auth: { kind: 'public' },
+    summary: 'The public shop directory: listed shops with a deployed split, searched and filtered, ordered by slug, a window at a time',
+    query: DirectoryQuery,
+    response: DirectoryResponse,
+    errors: ['invalid_input'],
   }),
   taxCatalog: route({
     name: 'tax-catalog',

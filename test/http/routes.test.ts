@@ -20,6 +20,7 @@ const expectedKeyless: Record<string, string> = {
   'POST /api/shop/config': 'session',
   'POST /api/pricing/config': 'session',
   'GET /api/site/config': 'public',
+  'GET /api/directory/shops': 'public',
   'GET /api/openapi.json': 'public',
   'POST /api/split/deploy': 'session',
   'POST /api/receipts/refund': 'session',
