@@ -10,6 +10,7 @@ import './functions';
 import { createApiKey, findSubscriptionByKey } from '../../shared/app/api-keys';
 import type { AppDeps } from '../../shared/app/deps';
 import { upsertInventoryItem } from '../../shared/app/inventory-upsert';
+import { refreshDirectoryFields } from '../../shared/app/directory';
 import { loadMerchant } from '../../shared/app/merchants';
 import { updateShopConfig } from '../../shared/app/shop-config';
 import { deploySplit } from '../../shared/app/splits';
@@ -125,7 +126,11 @@ const seedDemo = async (deps: AppDeps, files: StackFiles): Promise<string> => {
 const setUpDemoShop = async (deps: AppDeps): Promise<string | null> => {
   const merchant = await loadMerchant(deps, DEMO_WALLET);
   if (!merchant.split && deps.chain && deps.settings.platformWallet) await deploySplit(deps, DEMO_WALLET);
-  if (merchant.shop.updatedAt !== null) return merchant.shop.directory.slug;
+  if (merchant.shop.updatedAt !== null) {
+    // A store saved before the directory fields existed: written again, so the demo shop is listed.
+    await refreshDirectoryFields(deps, DEMO_WALLET);
+    return merchant.shop.directory.slug;
+  }
   return (await updateShopConfig(deps, DEMO_WALLET, ShopConfigUpdate.parse(demoShop))).config.directory.slug;
 };
 

@@ -87,7 +87,9 @@ describe('npm start: the local stack over HTTP', () => {
     10_000);
   });
 
-  it('has the demo shop ready for orders: a split on the local chain, tax defaults, a fee', async () => {
+  it('has the demo shop ready for orders: a split on the local chain, tax defaults, a fee, a directory listing', async () => {
+    const directory = await call(running!.baseUrl, '/api/directory/shops?q=coffee');
+    expect(directory).toMatchObject({ status: 200, json: { directory: [{ slug: 'demo-coffee', categories: ['coffee'] }], meta: { totalReturned: 1 } } });
     const split = (await call(running!.baseUrl, '/api/split/deploy', { key: firstKey })).json.split as { address: string };
     splitAddress = split.address;
     const rpc = JSON.parse(readFileSync(join(dataDir, 'stack.json'), 'utf8')).chainRpcUrl as string;
