@@ -15,29 +15,38 @@ export const sameSecret = (a: string, b: string) => {
   return timingSafeEqual(left, right);
 };
 
+/** What a nonce is for: one issued for one kind of sign-in is refused by the other (its MAC says which). */
+export type NoncePurpose = 'siwe' | 'siwx';
+type NonceDeps = Pick<AppDeps, 'claims' | 'sessionTokens' | 'clock' | 'ids'>;
+
 /**
- * A fresh single-use nonce, and what the wallet's message must say to be accepted. Nothing is stored:
- * the nonce carries its expiry and this service's MAC; only a used nonce is recorded (until it expires).
+ * A fresh single-use nonce for a wallet's signed message. Nothing is stored: the nonce carries its
+ * expiry and this service's MAC; only a used nonce is recorded (until it expires).
  */
-export const issueNonce = async (deps: AuthDeps) => {
+export const mintNonce = (deps: NonceDeps, purpose: NoncePurpose) => {
   const expiresAt = deps.clock.now() + NONCE_TTL_MS;
   const body = nonceBody(deps.ids.random(10), expiresAt);
-  const nonce = composeNonce(body, deps.sessionTokens.mac(`siwe-nonce:${body}`));
+  return { nonce: composeNonce(body, deps.sessionTokens.mac(`${purpose}-nonce:${body}`)), expiresAt };
+};
+
+/** A fresh single-use nonce, and what the wallet's message must say to be accepted. */
+export const issueNonce = async (deps: AuthDeps) => {
+  const { nonce, expiresAt } = mintNonce(deps, 'siwe');
   const { siweDomain, baseUrl, chainId } = deps.settings;
   return { nonce, expiresAt, domain: siweDomain, uri: baseUrl, chainId };
 };
 
 const unauthorized = (message: string) => new DomainError('unauthorized', message);
 
-/** Uses up the nonce: one we issued, unexpired, and recorded as used exactly once (create-only). */
-const consumeNonce = async (deps: AuthDeps, nonce: string, now: number) => {
+/** Uses up the nonce: one we issued for this purpose, unexpired, and recorded as used exactly once (create-only). */
+export const consumeNonce = async (deps: NonceDeps, nonce: string, now: number, purpose: NoncePurpose) => {
   const parsed = parseNonce(nonce);
-  if (!parsed || parsed.expiresAt <= now || parsed.expiresAt > now + NONCE_TTL_MS || !sameSecret(parsed.mac, composeNonce('', deps.sessionTokens.mac(`siwe-nonce:${parsed.body}`)))) {
+  if (!parsed || parsed.expiresAt <= now || parsed.expiresAt > now + NONCE_TTL_MS || !sameSecret(parsed.mac, composeNonce('', deps.sessionTokens.mac(`${purpose}-nonce:${parsed.body}`)))) {
     throw unauthorized('sign-in refused: unknown, used or expired nonce');
   }
   const id = usedNonceClaimId(nonce);
   try {
-    await deps.claims.create(id, { id, owner: 'siwe', createdAt: now, expiresAt: parsed.expiresAt });
+    await deps.claims.create(id, { id, owner: purpose, createdAt: now, expiresAt: parsed.expiresAt });
   } catch (error) {
     if (error instanceof DuplicateKeyError) throw unauthorized('sign-in refused: unknown, used or expired nonce');
     throw error;
@@ -57,7 +66,7 @@ export const signIn = async (deps: AuthDeps, input: { message: string; signature
   const now = deps.clock.now();
   const message = await deps.signIn.verify(input.message, input.signature, now);
   checkSignIn(message, { domain: deps.settings.siweDomain, origin: new URL(deps.settings.baseUrl).origin, chainId: deps.settings.chainId, now });
-  await consumeNonce(deps, message.nonce, now);
+  await consumeNonce(deps, message.nonce, now, 'siwe');
   const csrfToken = deps.ids.random(24);
   const session: Session = {
     id: `ses_${deps.ids.random(16)}`,
