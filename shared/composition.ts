@@ -29,6 +29,9 @@ import { localKeyIssuer } from './adapters/apim/local-key-issuer';
 import { hs256SessionTokens } from './adapters/jwt/session-tokens';
 import { MemoryCollection } from './adapters/memory/documents';
 import { siweVerifier } from './adapters/siwe/verifier';
+import { unavailableSettler } from './adapters/x402/unavailable-settler';
+import type { PaymentSettler } from './ports/payment-settler';
+import type { X402Protocol } from './ports/x402-protocol';
 import { containers } from './registry';
 import { ZERO_ADDRESS } from './domain/payment';
 
@@ -139,6 +142,40 @@ const authAdapters = (config: Config) => ({
   keyIssuer: config.KEY_ISSUER === 'apim' ? apimKeyIssuer(config) : localKeyIssuer(randomIds),
 });
 
+/**
+ * x402: the protocol's encodings and reads, and what settles payments — a remote facilitator when
+ * X402_FACILITATOR_URL is set, else the relayer in process on the configured chain. The protocol's
+ * packages (and viem) load on the first x402 call, so no other route's cold start pays for them.
+ */
+const x402Adapters = (config: Config): Pick<AppDeps, 'settler' | 'x402'> => {
+  const endpoint = config.CHAIN_RPC_URL ? { rpcUrl: config.CHAIN_RPC_URL, chainId: config.CHAIN_ID } : undefined;
+  let protocol: Promise<X402Protocol> | undefined;
+  const wire = () => (protocol ??= import('./adapters/x402/protocol').then(({ x402Protocol }) => x402Protocol(endpoint)));
+  const x402: X402Protocol = {
+    v1Network: async (chainId) => (await wire()).v1Network(chainId),
+    encodePaymentRequired: async (challenge) => (await wire()).encodePaymentRequired(challenge),
+    encodePaymentResponse: async (settlement) => (await wire()).encodePaymentResponse(settlement),
+    decodePayment: async (header) => (await wire()).decodePayment(header),
+    tokenDomain: async (token) => (await wire()).tokenDomain(token),
+    parseSignInWithX: async (header) => (await wire()).parseSignInWithX(header),
+    verifySignInWithX: async (proof) => (await wire()).verifySignInWithX(proof),
+    signInWithXSchema: async () => (await wire()).signInWithXSchema(),
+  };
+
+  const facilitatorUrl = config.X402_FACILITATOR_URL;
+  const relayerKey = config.RELAYER_PRIVATE_KEY;
+  let loaded: Promise<PaymentSettler> | undefined;
+  const load = facilitatorUrl
+    ? () => (loaded ??= import('./adapters/x402/http-settler').then(({ httpSettler }) => httpSettler(facilitatorUrl)))
+    : endpoint && relayerKey
+      ? () => (loaded ??= import('./adapters/x402/in-process-settler').then(({ inProcessSettler }) => inProcessSettler({ ...endpoint, relayerPrivateKey: relayerKey })))
+      : undefined;
+  const settler: PaymentSettler = load
+    ? { verify: async (payload, requirements) => (await load()).verify(payload, requirements), settle: async (payload, requirements) => (await load()).settle(payload, requirements) }
+    : unavailableSettler('x402 payments cannot settle here: set X402_FACILITATOR_URL, or a chain (CHAIN_RPC_URL, RELAYER_PRIVATE_KEY) for the relayer to settle them');
+  return { settler, x402 };
+};
+
 const downProbe = (what: string) => ({
   ping: async () => {
     throw new Error(`${what} is not configured`);
@@ -151,6 +188,7 @@ const memoryConfig = () => loadConfig({ STORE: 'memory', APP_ENV: 'development' 
 export const memoryDeps = (overrides: Partial<AppDeps> = {}): AppDeps => ({
   settings: settingsFrom(memoryConfig()),
   ...authAdapters(memoryConfig()),
+  ...x402Adapters(memoryConfig()),
   chain: undefined,
   queueDepth: async () => 0,
   metrics: logMetrics(),
@@ -195,6 +233,7 @@ export const compose = (config: Config): Composition => {
     const deps = memoryDeps({
       settings: settingsFrom(config),
       ...authAdapters(config),
+      ...x402Adapters(config),
       chain: chainFrom(config),
       ...(queues && { queue: storageEventQueue(queues), queueDepth: queueDepthOf(queues) }),
       probes: { store: alwaysUp, queue: queueProbe },
@@ -220,6 +259,7 @@ export const compose = (config: Config): Composition => {
     clock: systemClock,
     ids: randomIds,
     ...authAdapters(config),
+    ...x402Adapters(config),
     chain,
     inventory: new CosmosInventoryRepository(cosmos),
     subscriptions: new CosmosSubscriptionRepository(cosmos),

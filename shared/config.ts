@@ -66,6 +66,11 @@ const EnvSchema = z.object({
   PARTNER_FEE_BPS: z.coerce.number().int().min(0).max(10_000).default(0),
   PARTNER_WALLET: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').transform((a) => a.toLowerCase()).optional(),
   CHAIN_RPC_URL: z.url().optional(),
+  /**
+   * A remote x402 facilitator (its `/verify` and `/settle`) that settles the payments agents make;
+   * without it the relayer settles them in process, on the configured chain.
+   */
+  X402_FACILITATOR_URL: optionalText.pipe(z.url().optional()).transform((url) => url?.replace(/\/+$/, '')),
   APPLICATIONINSIGHTS_CONNECTION_STRING: z.string().optional(),
   WEBHOOK_HEADER_PREFIX: z.string().regex(/^[A-Za-z][A-Za-z0-9-]*-$/, 'must be a header-name prefix ending in -').default('X-Service-'),
   /** 32 bytes, base64: encrypts the API keys that sign webhooks. Required outside development. */

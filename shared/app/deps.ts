@@ -6,6 +6,8 @@ import type { SessionTokens, SignInVerifier } from '../ports/auth';
 import type { Chain } from '../ports/chain';
 import type { Claim, DocumentCollection } from '../ports/documents';
 import type { KeyIssuer } from '../ports/key-issuer';
+import type { PaymentSettler } from '../ports/payment-settler';
+import type { X402Protocol } from '../ports/x402-protocol';
 import type { MerchantRepository } from '../ports/merchants';
 import type { MetricsSink } from '../ports/metrics';
 import type { ReceiptRepository } from '../ports/receipts';
@@ -92,5 +94,9 @@ export interface AppDeps {
   sessions: DocumentCollection<Session>;
   sessionTokens: SessionTokens;
   signIn: SignInVerifier;
+  /** Verifies and settles x402 payments: the relayer in process, or a remote facilitator. */
+  settler: PaymentSettler;
+  /** The x402 wire format and the reads its challenges and sign-ins need, from the protocol's packages. */
+  x402: X402Protocol;
   probes: { store: HealthProbe; queue: HealthProbe };
 }

@@ -8,19 +8,9 @@ import {
   type TransactionRequest,
   type TransactionResponse,
 } from 'ethers';
+import { RPC_TIMEOUT_MS, isLocalRpc } from './rpc';
 
-/** An RPC call that has not answered by then counts as "chain unavailable" (ethers' default is 5 minutes). */
-export const RPC_TIMEOUT_MS = 10_000;
-
-const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
-
-export const isLocalRpc = (rpcUrl: string): boolean => {
-  try {
-    return LOCAL_HOSTS.has(new URL(rpcUrl).hostname);
-  } catch {
-    return false;
-  }
-};
+export { RPC_TIMEOUT_MS, isLocalRpc };
 
 /**
  * A provider that never asks the node which network it is (the chain id is configuration).
