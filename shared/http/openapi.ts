@@ -2,8 +2,10 @@ import { z } from 'zod';
 import { APP_VERSION } from '../config';
 import { errorCodes, type ErrorCode } from '../domain/errors';
 import { WebhookBody } from '../domain/receipt-views';
+import { X402_HEADERS } from '../domain/x402';
 import { httpStatusOf } from './errors';
 import type { RouteSpec } from './routes';
+import { PaymentRequiredV1Body } from './x402-challenge';
 
 /**
  * The OpenAPI 3.1 document, generated from the route table and its zod schemas: the one source of
@@ -32,12 +34,48 @@ const commonErrors: Record<RouteSpec['auth']['kind'], ErrorCode[]> = {
   x402: ['rate_limited', 'service_unavailable'],
 };
 
+/**
+ * Routes that read a `SIGN-IN-WITH-X` proof: the directory (optional; it marks the caller's own shop)
+ * and the subscription route (the free starter plan is a sign-in, not a payment). On these the proof
+ * is an alternative to the route's own security. A key route is not listed: the gateway answers 401
+ * to it without a key, whatever else the call carries.
+ */
+export const signInWithXRoutes: readonly string[] = ['directory-shops', 'x402-subscribe'];
+
 const securityOf = (route: RouteSpec) => {
-  if (route.auth.kind === 'key') return [{ subscriptionKey: [] }];
-  if (route.auth.kind === 'session') return [{ sessionCookie: [] }];
-  if (route.auth.kind === 'x402') return [{ x402: [] }];
-  return [];
+  const own = route.auth.kind === 'key' ? [{ subscriptionKey: [] }] : route.auth.kind === 'session' ? [{ sessionCookie: [] }] : route.auth.kind === 'x402' ? [{ x402: [] }] : [];
+  if (!signInWithXRoutes.includes(route.name)) return own;
+  // An empty requirement: the route is also open without any credential.
+  return [...(own.length > 0 ? own : [{}]), { siwx: [] }];
 };
+
+/** The request headers of x402 and sign-in-with-x, on the routes that read them. */
+const x402RequestHeaders = (route: RouteSpec): JsonSchema[] => [
+  ...(route.auth.kind === 'x402'
+    ? [
+        { name: X402_HEADERS.paymentV1, in: 'header', required: false, description: 'x402 v1 payment proof, base64 JSON; without a proof the route answers 402 with the challenge', schema: { type: 'string' } },
+        { name: X402_HEADERS.paymentV2, in: 'header', required: false, description: 'x402 v2 payment proof, base64 JSON (instead of X-PAYMENT)', schema: { type: 'string' } },
+      ]
+    : []),
+  ...(signInWithXRoutes.includes(route.name)
+    ? [{ name: X402_HEADERS.signInWithX, in: 'header', required: false, description: 'sign-in-with-x proof of a wallet (CAIP-122 / EIP-4361), base64 JSON', schema: { type: 'string' } }]
+    : []),
+];
+
+/** A paid answer's settlement, in the header of the proof's version. */
+const paymentResponseHeaders = () => ({
+  [X402_HEADERS.responseV1]: { description: 'the settlement (transaction, network, payer), base64 JSON, when a v1 proof (X-PAYMENT) paid', schema: { type: 'string' } },
+  [X402_HEADERS.responseV2]: { description: 'the settlement (transaction, network, payer), base64 JSON, when a v2 proof (PAYMENT-SIGNATURE) paid', schema: { type: 'string' } },
+});
+
+/** The 402 of an x402 route: the v1 challenge as the body, the v2 challenge in a header. */
+const paymentRequiredResponse = () => ({
+  description: 'Payment required: no payment proof, or one that was refused (the body says why); pay one of accepts and send the proof again',
+  headers: {
+    [X402_HEADERS.paymentRequired]: { description: 'the same challenge in the x402 v2 form (PaymentRequired, x402Version 2), base64 JSON', required: true, schema: { type: 'string' } },
+  },
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/PaymentRequired' } } },
+});
 
 const rateLimitHeaders = {
   'X-RateLimit-Limit': { description: 'Requests a minute on this plan', schema: { type: 'integer' } },
@@ -77,7 +115,9 @@ const operationOf = (route: RouteSpec) => {
       parameters.push({ name, in: 'query', required: query.required?.includes(name) ?? false, schema });
     }
   }
-  const errors = [...new Set([...commonErrors[route.auth.kind], ...route.errors, 'internal_error' as const])];
+  parameters.push(...x402RequestHeaders(route));
+  // An x402 route's 402 is the challenge, not the error shape.
+  const errors = [...new Set([...commonErrors[route.auth.kind], ...route.errors, 'internal_error' as const])].filter((code) => !(route.auth.kind === 'x402' && httpStatusOf[code] === 402));
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errors) byStatus.set(httpStatusOf[code], [...(byStatus.get(httpStatusOf[code]) ?? []), code]);
   const success = String(route.successStatus ?? 200);
@@ -94,8 +134,10 @@ const operationOf = (route: RouteSpec) => {
       [success]: {
         description: 'Success',
         ...(route.auth.kind === 'key' && { headers: rateLimitHeaders }),
+        ...(route.auth.kind === 'x402' && { headers: paymentResponseHeaders() }),
         content: successContent(route),
       },
+      ...(route.auth.kind === 'x402' && { '402': paymentRequiredResponse() }),
       ...Object.fromEntries([...byStatus].map(([status, codes]) => [String(status), { description: `Error: ${codes.join(', ')}`, content: errorContent(route, codes) }])),
     },
   };
@@ -122,12 +164,21 @@ export const openApiDocument = (routes: RouteSpec[], options: { title: string; s
       },
     },
     components: {
-      schemas: { Error: schemaOf(ErrorBody, 'output') },
+      schemas: {
+        Error: schemaOf(ErrorBody, 'output'),
+        ...(routes.some((route) => route.auth.kind === 'x402') && { PaymentRequired: schemaOf(PaymentRequiredV1Body, 'output') }),
+      },
       securitySchemes: {
         subscriptionKey: { type: 'apiKey', in: 'header', name: 'Ocp-Apim-Subscription-Key', description: 'API Management subscription key (x-api-key is accepted too)' },
         sessionCookie: { type: 'apiKey', in: 'cookie', name: 'cb_auth_token', description: 'Admin session from wallet sign-in (EIP-4361); writes also need x-csrf-token and Origin' },
-        x402: { type: 'apiKey', in: 'header', name: 'X-PAYMENT', description: 'x402 payment proof (PAYMENT-SIGNATURE is accepted too); without it the route answers 402' },
-        siwx: { type: 'apiKey', in: 'header', name: 'SIGN-IN-WITH-X', description: 'Sign-in-with-X credential where a route names it' },
+        x402: {
+          type: 'apiKey',
+          in: 'header',
+          name: X402_HEADERS.paymentV1,
+          description:
+            'x402 payment proof, base64 JSON: v1 in X-PAYMENT, or v2 in PAYMENT-SIGNATURE. Without one the route answers 402 with the challenge (v1 in the body, v2 in PAYMENT-REQUIRED); a paid answer carries the settlement in X-PAYMENT-RESPONSE (v1) or PAYMENT-RESPONSE (v2)',
+        },
+        siwx: { type: 'apiKey', in: 'header', name: X402_HEADERS.signInWithX, description: 'sign-in-with-x proof of a wallet (CAIP-122 / EIP-4361), base64 JSON, where a route reads one' },
       },
     },
   };

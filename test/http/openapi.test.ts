@@ -2,11 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import packageJson from '../../package.json';
 import { memoryDeps, setDeps } from '../../shared/composition';
 import { loadConfig } from '../../shared/config';
-import { openApiDocument } from '../../shared/http/openapi';
+import { openApiDocument, signInWithXRoutes } from '../../shared/http/openapi';
 import { allRoutes } from '../../shared/http/routes';
+import { PaymentRequiredV1Body } from '../../shared/http/x402-challenge';
 import { generatedDocuments } from '../../scripts/openapi';
 import { invoke } from '../support/http';
 
@@ -165,6 +167,125 @@ describe('the OpenAPI document describes every request and response completely',
     // The same rules as the receipt creation request's fields.
     const receipts = (document.paths['/api/receipts'] as Record<string, Operation>).post!.requestBody!.content['application/json']!.schema as { properties: Record<string, Schema> };
     for (const field of ['webhook_url', 'redirect_url', 'transactionId', 'metadata']) expect(schema.properties[field]).toEqual(receipts.properties[field]);
+  });
+});
+
+type Described = {
+  operationId: string;
+  security?: Array<Record<string, unknown>>;
+  'x-auth': { kind: string };
+  parameters?: Array<{ name: string; in: string; required?: boolean }>;
+  responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema: unknown }> }>;
+};
+type DescribedDocument = { paths: Record<string, Record<string, Described>>; components: { schemas: Record<string, unknown> } };
+
+const headerParameter = (operation: Described, name: string) => operation.parameters?.find((parameter) => parameter.in === 'header' && parameter.name === name);
+
+/**
+ * What an x402 route owes its callers in the document: the x402 security, the optional proof headers,
+ * a 402 whose body is the v1 challenge with the v2 challenge in PAYMENT-REQUIRED, and the settlement
+ * headers of the 200. Only x402 routes answer 402.
+ */
+const x402Problems = (document: DescribedDocument): string[] => {
+  const problems: string[] = [];
+  const challenge = (document.components.schemas as Record<string, unknown>).PaymentRequired;
+  const expected = (() => {
+    const { $schema: _, ...json } = z.toJSONSchema(PaymentRequiredV1Body, { io: 'output', target: 'draft-2020-12' }) as Record<string, unknown>;
+    return json;
+  })();
+  const operations = Object.values(document.paths).flatMap((methods) => Object.values(methods));
+  if (operations.some((operation) => operation['x-auth'].kind === 'x402') && JSON.stringify(challenge) !== JSON.stringify(expected)) {
+    problems.push('components.schemas.PaymentRequired is not the v1 challenge (PaymentRequiredV1Body)');
+  }
+  for (const operation of operations) {
+    const name = operation.operationId;
+    const payment = operation.responses['402'];
+    if (operation['x-auth'].kind !== 'x402') {
+      if (payment) problems.push(`${name}: answers 402 but is not an x402 route`);
+      continue;
+    }
+    if (!operation.security?.some((requirement) => 'x402' in requirement)) problems.push(`${name}: security does not name x402`);
+    for (const header of ['X-PAYMENT', 'PAYMENT-SIGNATURE']) {
+      const parameter = headerParameter(operation, header);
+      if (!parameter) problems.push(`${name}: no ${header} request header`);
+      else if (parameter.required) problems.push(`${name}: ${header} is required; without a proof the route answers 402`);
+    }
+    if (!payment) {
+      problems.push(`${name}: no 402 response`);
+      continue;
+    }
+    const schema = payment.content?.['application/json']?.schema as { $ref?: string } | undefined;
+    if (schema?.$ref !== '#/components/schemas/PaymentRequired') problems.push(`${name}: the 402 body is not the PaymentRequired challenge`);
+    if (!payment.headers?.['PAYMENT-REQUIRED']) problems.push(`${name}: the 402 has no PAYMENT-REQUIRED header`);
+    for (const header of ['X-PAYMENT-RESPONSE', 'PAYMENT-RESPONSE']) if (!operation.responses['200']?.headers?.[header]) problems.push(`${name}: the 200 has no ${header} header`);
+  }
+  return problems;
+};
+
+describe('the OpenAPI document describes x402 payment and sign-in-with-x', () => {
+  const document = openApiDocument(allRoutes, { title: 'test', serverUrl: 'https://api.example.com' }) as unknown as DescribedDocument;
+  const operation = (path: string, method: string) => document.paths[path]![method]!;
+
+  it('gives every x402 route its 402 challenge, the proof headers and the settlement headers', () => {
+    expect(allRoutes.filter((route) => route.auth.kind === 'x402').map((route) => route.path).sort()).toEqual(['/api/x402/orders', '/api/x402/subscribe']);
+    expect(x402Problems(document)).toEqual([]);
+    const keyless = JSON.parse(generatedDocuments()['infra/openapi.keyless.json']!) as DescribedDocument;
+    expect(x402Problems(keyless)).toEqual([]);
+    expect(operation('/api/x402/orders', 'post').security).toEqual([{ x402: [] }]);
+  });
+
+  it('fails an x402 route without its 402, with the error shape as its 402, or without its headers', () => {
+    const broken = structuredClone(document);
+    delete broken.paths['/api/x402/orders']!.post!.responses['402'];
+    expect(x402Problems(broken)).toEqual(['x402-orders: no 402 response']);
+    const errorShape = structuredClone(document);
+    errorShape.paths['/api/x402/subscribe']!.post!.responses['402']!.content = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+    delete errorShape.paths['/api/x402/subscribe']!.post!.responses['402']!.headers;
+    expect(x402Problems(errorShape)).toEqual(['x402-subscribe: the 402 body is not the PaymentRequired challenge', 'x402-subscribe: the 402 has no PAYMENT-REQUIRED header']);
+    const headers = structuredClone(document);
+    const orders = headers.paths['/api/x402/orders']!.post!;
+    orders.parameters = orders.parameters!.filter((parameter) => parameter.name !== 'PAYMENT-SIGNATURE');
+    delete orders.responses['200']!.headers!['PAYMENT-RESPONSE'];
+    expect(x402Problems(headers)).toEqual(['x402-orders: no PAYMENT-SIGNATURE request header', 'x402-orders: the 200 has no PAYMENT-RESPONSE header']);
+    const elsewhere = structuredClone(document);
+    elsewhere.paths['/api/orders']!.post!.responses['402'] = orders.responses['402']!;
+    expect(x402Problems(elsewhere)).toEqual(['orders-create: answers 402 but is not an x402 route']);
+  });
+
+  it('describes the challenge body as the protocol’s v1 PaymentRequired', () => {
+    const challenge = {
+      x402Version: 1,
+      error: 'payment_required',
+      accepts: [
+        {
+          scheme: 'exact',
+          network: 'base-sepolia',
+          maxAmountRequired: '10770000',
+          resource: 'https://pay.example.com/api/x402/orders',
+          description: 'Order from Coffee Corner',
+          mimeType: 'application/json',
+          payTo: `0x${'ab'.repeat(20)}`,
+          maxTimeoutSeconds: 300,
+          asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+          extra: { name: 'USDC', version: '2' },
+        },
+      ],
+    };
+    expect(PaymentRequiredV1Body.safeParse(challenge).success).toBe(true);
+    expect(PaymentRequiredV1Body.safeParse({ error: 'payment_required', message: 'pay first' }).success).toBe(false);
+    expect(PaymentRequiredV1Body.safeParse({ ...challenge, accepts: [] }).success).toBe(false);
+  });
+
+  it('lists sign-in-with-x where a route reads it: optional on the directory, the starter plan’s credential on subscribe', () => {
+    for (const name of signInWithXRoutes) expect(allRoutes.some((route) => route.name === name), name).toBe(true);
+    expect(operation('/api/directory/shops', 'get').security).toEqual([{}, { siwx: [] }]);
+    expect(operation('/api/x402/subscribe', 'post').security).toEqual([{ x402: [] }, { siwx: [] }]);
+    for (const [path, method] of [['/api/directory/shops', 'get'], ['/api/x402/subscribe', 'post']] as const) {
+      expect(headerParameter(operation(path, method), 'SIGN-IN-WITH-X')).toMatchObject({ required: false });
+    }
+    // A key route answers 401 at the gateway without a key: sign-in-with-x is no alternative there.
+    expect(operation('/api/shop/config', 'get').security).toEqual([{ subscriptionKey: [] }]);
+    expect(headerParameter(operation('/api/x402/orders', 'post'), 'SIGN-IN-WITH-X')).toBeUndefined();
   });
 });
 
