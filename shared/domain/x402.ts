@@ -239,5 +239,4 @@ export interface SignInWithXInfo {
   nonce: string;
   issuedAt: string;
   expirationTime: string;
-  resources: string[];
 }

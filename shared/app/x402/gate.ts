@@ -1,0 +1,314 @@
+/**
+ * The x402 gate: what a paid route's use case calls before it does its work. Without a proof it
+ * answers the challenge (402, in the protocol's v1 body and v2 header at once); with one it checks
+ * the proof, claims its authorization once, has the settler settle it and lets the use case run. A
+ * proof settled before gets the answer it got then, and is not charged again.
+ *
+ * Each authorization (token, payer, nonce) has one record in `claims`, created before settling: of
+ * concurrent requests with the same proof one settles, the others wait for its answer (409 while it
+ * runs). No refusal charges anything: every check comes before the settlement, and a settlement
+ * that fails moves nothing.
+ */
+import { DomainError } from '../../domain/errors';
+import {
+  ExactEvmPayload,
+  SIGN_IN_WITH_X,
+  X402_HEADERS,
+  caip2Network,
+  checkAuthorization,
+  paymentProofClaimId,
+  refusalOf,
+  type PaymentPayload,
+  type PaymentPayloadV1,
+  type PaymentRefusal,
+  type PaymentRequiredV1,
+  type PaymentRequiredV2,
+  type PaymentRequirements,
+  type SettleResult,
+} from '../../domain/x402';
+import type { Claim } from '../../ports/documents';
+import { DependencyUnavailableError, DuplicateKeyError } from '../../ports/errors';
+import type { AppDeps } from '../deps';
+import { withEtagRetry } from '../etag-retry';
+import { signInWithXChallenge } from './siwx';
+
+/** What a paid call costs and where the money goes. */
+export interface PaidResource {
+  /** The route's absolute URL: what the proof pays for (a v2 proof names it). */
+  resource: string;
+  description: string;
+  /** Lower-case address the USDC goes to. */
+  payTo: string;
+  /** USDC atomic units (6 decimals), exactly. */
+  amount: bigint;
+  /** `signInWithX`: the challenge also offers sign-in-with-x (a wallet proof without payment). */
+  extensions?: { signInWithX?: boolean };
+}
+
+/**
+ * An answer as a use case hands it to its function file, which returns it as the HTTP layer's
+ * `Reply` (status, body, headers): the use case layer does not know the HTTP layer.
+ */
+export interface GateReply {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+export type GateOutcome =
+  /** 402: the body is the v1 PaymentRequired, the `PAYMENT-REQUIRED` header the v2 one; `error` says why. */
+  | { kind: 'challenge'; reply: GateReply }
+  /** The proof was settled before: its first 200 answer (body and headers) again; nothing charged. */
+  | { kind: 'replay'; reply: GateReply }
+  /**
+   * Settled: do the work, answer 200 with `responseHeaders` and `rememberAnswer` it. Should a run end
+   * without an answer stored, a later replay of the proof is let through again (once the first run
+   * has had `ANSWER_LEASE_MS`), with the same `proofKey`: key the work by it.
+   */
+  | { kind: 'paid'; payer: string; transaction: string; network: string; proofKey: string; responseHeaders: Record<string, string> };
+
+/** How long a payer's authorization is asked to stay valid (the client sets `validBefore` from it). */
+export const MAX_TIMEOUT_SECONDS = 120;
+/** How long the run a settlement let through has to store its answer before a replay may run it again. */
+export const ANSWER_LEASE_MS = 60_000;
+/** A proof's record outlives its authorization by this much, for replays of its answer. */
+const RECORD_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/** The record of one authorization: who it paid for, how its settlement went, the answer given. */
+interface ProofRecord extends Claim {
+  /** `owner`: the resource the proof paid for. The proof's signature, lower-case: a replay is this very proof. */
+  signature: string;
+  state: 'settling' | 'settled' | 'failed';
+  transaction?: string;
+  payer?: string;
+  network?: string;
+  responseHeaders?: Record<string, string>;
+  reason?: PaymentRefusal;
+  /** While settled without an answer: until when the run it let through may still store one. */
+  leaseUntil?: number;
+  answer?: GateReply;
+}
+
+type Headers = { get(name: string): string | null };
+
+/** A proof in the v2 form every settler is asked with, and what the gate reads from it. */
+interface Proof {
+  version: 1 | 2;
+  payload: PaymentPayload;
+  authorization: ExactEvmPayload['authorization'];
+  signature: string;
+}
+
+interface Offer {
+  requirements: PaymentRequirements;
+  /** The chain's name in v1 (its CAIP-2 id where v1 has none). */
+  v1Network: string;
+  usdc: string;
+  challenge(error: PaymentRefusal): Promise<GateOutcome>;
+}
+
+const offerFor = async (deps: AppDeps, resource: PaidResource): Promise<Offer> => {
+  if (resource.amount <= 0n) throw new Error(`an x402 price must be positive (${resource.resource})`);
+  const usdc = deps.settings.tokens.find((token) => token.symbol === 'USDC')?.address.toLowerCase();
+  if (!usdc) throw new DependencyUnavailableError('x402', 'x402 payments are in USDC, which this deployment does not configure (USDC_ADDRESS)');
+  const network = caip2Network(deps.settings.chainId);
+  const [domain, v1Name] = await Promise.all([deps.x402.tokenDomain(usdc), deps.x402.v1Network(deps.settings.chainId)]);
+  const v1Network = v1Name ?? network;
+  const amount = resource.amount.toString();
+  const extra = { name: domain.name, version: domain.version };
+  const requirements: PaymentRequirements = { scheme: 'exact', network, asset: usdc, amount, payTo: resource.payTo, maxTimeoutSeconds: MAX_TIMEOUT_SECONDS, extra };
+  const mimeType = 'application/json';
+  const challenge = async (error: PaymentRefusal): Promise<GateOutcome> => {
+    const v1: PaymentRequiredV1 = {
+      x402Version: 1,
+      error,
+      accepts: [
+        {
+          scheme: 'exact',
+          network: v1Network,
+          maxAmountRequired: amount,
+          resource: resource.resource,
+          description: resource.description,
+          mimeType,
+          payTo: resource.payTo,
+          maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+          asset: usdc,
+          extra,
+        },
+      ],
+    };
+    const v2: PaymentRequiredV2 = {
+      x402Version: 2,
+      error,
+      resource: { url: resource.resource, description: resource.description, mimeType },
+      accepts: [requirements],
+      ...(resource.extensions?.signInWithX && { extensions: { [SIGN_IN_WITH_X]: await signInWithXChallenge(deps, { resource: resource.resource }) } }),
+    };
+    return { kind: 'challenge', reply: { status: 402, body: v1, headers: { [X402_HEADERS.paymentRequired]: await deps.x402.encodePaymentRequired(v2) } } };
+  };
+  return { requirements, v1Network, usdc, challenge };
+};
+
+/**
+ * The proof a header carries, checked against the offer where the envelope says what it pays
+ * (scheme, network, asset, resource, recipient, amount), in the v2 form; or why it is refused.
+ */
+const readProof = (decoded: PaymentPayload | PaymentPayloadV1, version: 1 | 2, offer: Offer, resource: PaidResource): Proof | PaymentRefusal => {
+  const claimed =
+    decoded.x402Version === 1 && 'scheme' in decoded
+      ? { scheme: decoded.scheme, network: decoded.network, asset: offer.usdc, payTo: resource.payTo, amount: offer.requirements.amount, url: undefined }
+      : (() => {
+          const { accepted, resource: info } = decoded as PaymentPayload;
+          return { scheme: accepted.scheme, network: accepted.network, asset: accepted.asset, payTo: accepted.payTo, amount: accepted.amount, url: info?.url };
+        })();
+  if (claimed.scheme !== 'exact') return 'unsupported_scheme';
+  if (claimed.network !== (version === 1 ? offer.v1Network : offer.requirements.network)) return 'network_mismatch';
+  if (claimed.asset.toLowerCase() !== offer.usdc) return 'asset_mismatch';
+  if (claimed.url !== undefined && claimed.url !== resource.resource) return 'resource_mismatch';
+  if (claimed.payTo.toLowerCase() !== resource.payTo) return 'recipient_mismatch';
+  if (claimed.amount !== offer.requirements.amount) return 'amount_mismatch';
+  const exact = ExactEvmPayload.safeParse(decoded.payload);
+  if (!exact.success) return 'invalid_payment';
+  return {
+    version,
+    // The requirements it is settled against are ours, which it was just found to match.
+    payload: { x402Version: 2, resource: { url: resource.resource, description: resource.description, mimeType: 'application/json' }, accepted: offer.requirements, payload: decoded.payload },
+    authorization: exact.data.authorization,
+    signature: exact.data.signature.toLowerCase(),
+  };
+};
+
+/** A settler that throws could not be asked, or did not say how the settlement ended: try again later. */
+const unavailable = (error: unknown) =>
+  error instanceof DependencyUnavailableError || error instanceof DomainError
+    ? error
+    : new DependencyUnavailableError('x402', `the payment facilitator could not be asked: ${error instanceof Error ? error.message : String(error)}`);
+
+const stillRunning = () => new DomainError('conflict', 'this payment is being settled: send the same proof again shortly for its answer');
+
+const paidOutcome = (record: ProofRecord, proofKey: string): GateOutcome => ({
+  kind: 'paid',
+  payer: record.payer ?? '',
+  transaction: record.transaction ?? '',
+  network: record.network ?? '',
+  proofKey,
+  responseHeaders: record.responseHeaders ?? {},
+});
+
+/** What a proof whose authorization has a record gets: its answer again, a wait, or a refusal. */
+const answerFromRecord = async (deps: AppDeps, offer: Offer, proof: Proof, resource: PaidResource, id: string): Promise<GateOutcome> => {
+  const stored = await deps.claims.get(id, id);
+  // Released since (its settler could not be asked): this request is as early as any other.
+  if (!stored) throw stillRunning();
+  const record = stored.value as ProofRecord;
+  if (record.signature !== proof.signature || record.owner !== resource.resource || record.state === 'failed') return offer.challenge('nonce_used');
+  if (record.state === 'settling') throw stillRunning();
+  if (record.answer) return { kind: 'replay', reply: record.answer };
+  const now = deps.clock.now();
+  if ((record.leaseUntil ?? 0) > now) throw stillRunning();
+  // The run it let through left no answer: this replay runs the work again, under the same key.
+  const leased: ProofRecord = { ...record, leaseUntil: now + ANSWER_LEASE_MS };
+  try {
+    await deps.claims.replace(id, leased, stored.etag);
+  } catch {
+    throw stillRunning();
+  }
+  return paidOutcome(record, id);
+};
+
+const settledHeaders = async (deps: AppDeps, proof: Proof, offer: Offer, settlement: SettleResult): Promise<Record<string, string>> =>
+  proof.version === 2
+    ? { [X402_HEADERS.responseV2]: await deps.x402.encodePaymentResponse(settlement) }
+    : { [X402_HEADERS.responseV1]: await deps.x402.encodePaymentResponse({ ...settlement, network: offer.v1Network }) };
+
+/**
+ * Lets a paid call through once its payment is settled, or answers for it: the challenge (402, with
+ * the reason in `error`), the earlier answer of a proof settled before, or 409 `conflict` while the
+ * same proof is being settled.
+ */
+export const requirePayment = async (deps: AppDeps, headers: Headers, resource: PaidResource): Promise<GateOutcome> => {
+  const offer = await offerFor(deps, resource);
+  const v2Header = headers.get(X402_HEADERS.paymentV2);
+  const header = v2Header ?? headers.get(X402_HEADERS.paymentV1);
+  if (!header) return offer.challenge('payment_required');
+  const version = v2Header ? 2 : 1;
+  const decoded = await deps.x402.decodePayment(header);
+  if (!decoded || decoded.x402Version !== version) return offer.challenge('invalid_payment_header');
+  const proof = readProof(decoded, version, offer, resource);
+  if (typeof proof === 'string') return offer.challenge(proof);
+
+  const { from, nonce, validBefore } = proof.authorization;
+  const id = paymentProofClaimId(deps.settings.chainId, offer.usdc, from, nonce);
+  if (await deps.claims.get(id, id)) return answerFromRecord(deps, offer, proof, resource, id);
+
+  const refusal = checkAuthorization(proof.authorization, { payTo: resource.payTo, amount: resource.amount, nowSeconds: Math.floor(deps.clock.now() / 1000) });
+  if (refusal) return offer.challenge(refusal);
+  const verdict = await deps.settler.verify(proof.payload, offer.requirements).catch((error: unknown) => {
+    throw unavailable(error);
+  });
+  if (!verdict.isValid) return offer.challenge(refusalOf(verdict.invalidReason, 'invalid_payment'));
+  // The facilitator recovered the signer: it must be the account the authorization spends from.
+  if (verdict.payer?.toLowerCase() !== from.toLowerCase()) return offer.challenge('invalid_signature');
+
+  const now = deps.clock.now();
+  const record: ProofRecord = {
+    id,
+    owner: resource.resource,
+    createdAt: now,
+    expiresAt: Number(validBefore) * 1000 + RECORD_GRACE_MS,
+    signature: proof.signature,
+    state: 'settling',
+  };
+  let etag: string;
+  try {
+    etag = await deps.claims.create(id, record);
+  } catch (error) {
+    if (error instanceof DuplicateKeyError) return answerFromRecord(deps, offer, proof, resource, id);
+    throw error;
+  }
+
+  let settlement: SettleResult;
+  try {
+    settlement = await deps.settler.settle(proof.payload, offer.requirements);
+  } catch (error) {
+    // How it ended is unknown; the token spends the authorization once at most, so the proof may come again.
+    await deps.claims.delete(id, id, etag).catch(() => undefined);
+    throw unavailable(error);
+  }
+  if (!settlement.success) {
+    if (settlement.errorReason === 'settlement_pending') {
+      // Sent, not yet mined: the record stays `settling` (409 to the same proof) rather than risk a second charge.
+      throw new DependencyUnavailableError('x402', `the payment was sent (${settlement.transaction}) and is not confirmed yet`);
+    }
+    const reason = refusalOf(settlement.errorReason, 'settlement_failed');
+    const failed: ProofRecord = { ...record, state: 'failed', reason, ...(settlement.transaction && { transaction: settlement.transaction.toLowerCase() }) };
+    await deps.claims.replace(id, failed, etag).catch(() => undefined);
+    return offer.challenge(reason);
+  }
+
+  const settled: ProofRecord = {
+    ...record,
+    state: 'settled',
+    transaction: settlement.transaction.toLowerCase(),
+    payer: (settlement.payer ?? from).toLowerCase(),
+    network: offer.requirements.network,
+    responseHeaders: await settledHeaders(deps, proof, offer, settlement),
+    leaseUntil: deps.clock.now() + ANSWER_LEASE_MS,
+  };
+  // The payment is made whatever happens to this write: the answer goes out, and rememberAnswer records it.
+  await deps.claims.replace(id, settled, etag).catch(() => undefined);
+  return paidOutcome(settled, id);
+};
+
+/** Stores the 200 answer for a settled proof, so a replay of the same proof gets it again. */
+export const rememberAnswer = (deps: AppDeps, proofKey: string, reply: { status: number; body: unknown; headers: Record<string, string> }): Promise<void> =>
+  withEtagRetry<void>(
+    async ({ write }) => {
+      const stored = await deps.claims.get(proofKey, proofKey);
+      if (!stored) return;
+      const { leaseUntil: _lease, ...record } = stored.value as ProofRecord;
+      const answered: ProofRecord = { ...record, state: 'settled', answer: { status: reply.status, body: reply.body, headers: reply.headers } };
+      await write(() => deps.claims.replace(proofKey, answered, stored.etag));
+    },
+    { exhausted: () => undefined },
+  );
