@@ -3,7 +3,7 @@ import { resolveSession, sameSecret, sha256Hex } from '../app/auth';
 import { BoundedCache } from '../app/bounded-cache';
 import { DomainError } from '../domain/errors';
 import { ID_PATTERN } from '../domain/query-params';
-import { DependencyUnavailableError, StoreUnavailableError } from '../ports/errors';
+import { StoreUnavailableError } from '../ports/errors';
 import { rolesOf, type Role, type Session } from '../domain/session';
 import { hasScope, type Scope, type Subscription } from '../domain/subscription';
 import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, parseCookies } from './cookies';
@@ -95,8 +95,9 @@ const authorizeSession = async (deps: AppDeps, role: Role, request: IncomingCall
  * Who is calling. `key` routes: the gateway's `x-subscription-id` stamp (never a client wallet), then
  * status (401) and scope (403), and the request counts against the plan's quota. `session` routes:
  * the signed session cookie (401), the role (403) and, for writes, Origin and CSRF token (403).
- * `portal` routes: anyone, within a per-receipt limit. `x402` routes: payment is checked by the x402
- * gate, which no deployment has yet (503 until it does).
+ * `portal` routes: anyone, within a per-receipt limit. `x402` routes: anyone; the use case gates
+ * itself with `requirePayment` (shared/app/x402/gate.ts), after checking its input, so a request
+ * that could never be served answers its 4xx rather than a payment challenge.
  */
 export const authorize = async (deps: AppDeps, spec: RouteSpec, request: IncomingCall, method: string): Promise<Access> => {
   const auth = spec.auth;
@@ -108,7 +109,7 @@ export const authorize = async (deps: AppDeps, spec: RouteSpec, request: Incomin
     case 'portal':
       return authorizePortal(deps, request);
     case 'x402':
-      throw new DependencyUnavailableError('x402', 'payments by x402 are not available on this deployment yet');
+      return { subscription: undefined, session: undefined, headers: {} };
     case 'key':
       return authorizeKey(deps, auth.scope, request);
   }

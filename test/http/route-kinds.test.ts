@@ -1,11 +1,13 @@
 import { HttpRequest, InvocationContext, type HttpResponseInit } from '@azure/functions';
+import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { z } from 'zod';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AppDeps } from '../../shared/app/deps';
 import { memoryDeps, setDeps } from '../../shared/composition';
+import { requirePayment } from '../../shared/app/x402/gate';
 import { DomainError } from '../../shared/domain/errors';
 import { escapeHtml } from '../../shared/domain/html';
-import { httpFunction } from '../../shared/http/function';
+import { Reply, httpFunction } from '../../shared/http/function';
 import type { RouteSpec } from '../../shared/http/routes';
 
 /** Routes of the kinds the next features use, declared here as the route table will declare them. */
@@ -45,10 +47,17 @@ const page = httpFunction(pageRoute, async ({ params }) => {
   if (params.id === 'missing') throw new DomainError('not_found', `receipt <${params.id}> not found`);
   return `<!doctype html><p>${escapeHtml(params.id)}</p>`;
 });
-const paid = httpFunction(paidRoute, async () => ({ ok: true as const }));
+/** The gated use case: counts the calls it let through. */
+let paidRuns = 0;
+const paid = httpFunction(paidRoute, async ({ deps, headers }) => {
+  const gate = await requirePayment(deps, headers, { resource: 'http://localhost/api/test-x402', description: 'a paid call', payTo: '0x' + '11'.repeat(20), amount: 10_000n });
+  if (gate.kind !== 'paid') return new Reply(gate.reply.status, gate.reply.body as never, [], gate.reply.headers);
+  paidRuns++;
+  return { ok: true as const };
+});
 
-const call = async (options: typeof portal, path: string, params: Record<string, string>, method = 'GET') => {
-  const response = (await options.handler(new HttpRequest({ method, url: `http://localhost${path}`, params }), new InvocationContext({ functionName: 'test', logHandler: () => {} }))) as HttpResponseInit;
+const call = async (options: typeof portal, path: string, params: Record<string, string>, method = 'GET', headers: Record<string, string> = {}) => {
+  const response = (await options.handler(new HttpRequest({ method, url: `http://localhost${path}`, params, headers }), new InvocationContext({ functionName: 'test', logHandler: () => {} }))) as HttpResponseInit;
   return { status: response.status ?? 200, headers: response.headers as Record<string, string>, body: String(response.body) };
 };
 
@@ -95,10 +104,51 @@ describe('page routes (html)', () => {
 });
 
 describe('x402 routes', () => {
-  it('answer 503 service_unavailable, never run the use case, while no x402 gate is configured', async () => {
+  const usdc = '0x' + 'c0'.repeat(20);
+  /** A deployment that takes USDC (its EIP-712 domain as the token would answer it). */
+  const payable = () => {
+    setDeps({
+      ...deps,
+      settings: { ...deps.settings, tokens: [{ symbol: 'USDC', address: usdc, decimals: 6 }] },
+      x402: { ...deps.x402, tokenDomain: async () => ({ name: 'USD Coin', version: '2' }) },
+    });
+  };
+
+  it('let the call through to its use case, which answers the challenge without a payment: 402, v1 body and v2 header', async () => {
+    payable();
+    paidRuns = 0;
+    const answer = await call(paid, '/api/test-x402', {}, 'POST');
+    expect(answer.status).toBe(402);
+    expect(JSON.parse(answer.body)).toMatchObject({
+      x402Version: 1,
+      error: 'payment_required',
+      accepts: [{ scheme: 'exact', network: 'eip155:31337', maxAmountRequired: '10000', resource: 'http://localhost/api/test-x402', asset: usdc, payTo: '0x' + '11'.repeat(20), extra: { name: 'USD Coin', version: '2' } }],
+    });
+    expect(decodePaymentRequiredHeader(answer.headers['PAYMENT-REQUIRED']!)).toMatchObject({
+      x402Version: 2,
+      resource: { url: 'http://localhost/api/test-x402' },
+      accepts: [{ scheme: 'exact', network: 'eip155:31337', amount: '10000', asset: usdc }],
+    });
+    expect(paidRuns).toBe(0);
+  });
+
+  it('answer a malformed payment header 402 invalid_payment_header, never the work', async () => {
+    payable();
+    paidRuns = 0;
+    for (const header of ['not base64!', Buffer.from('{"x402Version":2}').toString('base64'), Buffer.from('[]').toString('base64')]) {
+      const answer = await call(paid, '/api/test-x402', {}, 'POST', { 'payment-signature': header });
+      expect(answer.status).toBe(402);
+      expect(JSON.parse(answer.body)).toMatchObject({ error: 'invalid_payment_header' });
+    }
+    expect(paidRuns).toBe(0);
+  });
+
+  it('answer 503 service_unavailable, never the work, where the deployment takes no USDC', async () => {
+    paidRuns = 0;
     const answer = await call(paid, '/api/test-x402', {}, 'POST');
     expect(answer.status).toBe(503);
     expect(JSON.parse(answer.body)).toMatchObject({ error: 'service_unavailable' });
+    expect(paidRuns).toBe(0);
   });
 });
 
