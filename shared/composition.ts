@@ -42,6 +42,7 @@ export const settingsFrom = (config: Config): Settings => ({
   edgeSecret: config.EDGE_SECRET,
   subscriptionCacheMs: config.SUBSCRIPTION_CACHE_MS,
   keylessRateLimitPerMinute: config.KEYLESS_RATE_LIMIT_PER_MINUTE,
+  x402RateLimitPerMinute: config.X402_RATE_LIMIT_PER_MINUTE,
   portalRateLimitPerMinute: config.PORTAL_RATE_LIMIT_PER_MINUTE,
   frameAncestors: config.FRAME_ANCESTORS,
   splitDeployDailyBudget: config.SPLIT_DEPLOY_DAILY_BUDGET,

@@ -43,6 +43,8 @@ const EnvSchema = z.object({
   SUBSCRIPTION_CACHE_MS: z.coerce.number().int().min(0).default(2_000),
   /** Calls a minute one client address may make to routes without a key (API Management enforces it in Azure). */
   KEYLESS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  /** Calls a minute one client address may make to the x402 routes, besides the keyless limit (API Management enforces it in Azure). */
+  X402_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(30),
   /** Calls a minute about one receipt on the buyer's routes (portal), whoever makes them. */
   PORTAL_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
   /** CSP frame-ancestors of the service's pages: `'none'`, `'self'`, or origins separated by spaces. */

@@ -1,8 +1,9 @@
 /**
  * The local host: serves the same function handlers as the Functions host, from the same route
  * table, on node:http. In front of them it plays API Management: route match (404), body size (413),
- * key check (401) and the `x-subscription-id` stamp, edge-secret check (403), wallet-hint stripping
- * and the correlation id. It holds no business rule.
+ * key check (401) and the `x-subscription-id` stamp, edge-secret check (403), wallet-hint stripping,
+ * the per-address limits of calls without a key (and of the x402 routes) and the correlation id. It
+ * sets no CORS headers: the buyer's pages call it on their own origin. It holds no business rule.
  */
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -116,9 +117,15 @@ export const createLocalHost = ({ deps, routes, functions, log = () => {} }: Loc
     }
     const body = await readBody(request);
     if (matched.route.auth.kind !== 'key') {
-      // API Management's per-address limit on every route without a key.
-      const decision = deps.rateLimiter.hit(`client:${request.socket.remoteAddress ?? 'unknown'}`, deps.settings.keylessRateLimitPerMinute, Date.now());
+      // API Management's per-address limit on every route without a key, and its tighter one, a counter
+      // of their own, on the x402 routes.
+      const address = request.socket.remoteAddress ?? 'unknown';
+      const decision = deps.rateLimiter.hit(`client:${address}`, deps.settings.keylessRateLimitPerMinute, Date.now());
       if (!decision.allowed) throw new DomainError('rate_limited', 'too many calls from this address; slow down', { resetAt: decision.resetAt });
+      if (matched.route.auth.kind === 'x402') {
+        const paid = deps.rateLimiter.hit(`x402:${address}`, deps.settings.x402RateLimitPerMinute, Date.now());
+        if (!paid.allowed) throw new DomainError('rate_limited', 'too many x402 calls from this address; slow down', { resetAt: paid.resetAt });
+      }
     }
 
     const headers = new Map<string, string>();

@@ -25,6 +25,8 @@ export interface Settings {
   edgeSecret: string | undefined;
   /** Calls a minute per client address on routes without a key (enforced at the gateway). */
   keylessRateLimitPerMinute: number;
+  /** Calls a minute per client address on the x402 routes, besides the keyless limit (enforced at the gateway). */
+  x402RateLimitPerMinute: number;
   /** Calls a minute about one receipt on the buyer's (portal) routes. */
   portalRateLimitPerMinute: number;
   /** Who may frame this service's pages (CSP `frame-ancestors`). */

@@ -1,6 +1,8 @@
 import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AppDeps } from '../../shared/app/deps';
+import type { HttpFunction } from '../../shared/http/function';
 import { addMerchant, startHost, type Merchant, type RunningHost } from '../support/http';
 import { allStores, wallets } from '../support/stores';
 
@@ -123,6 +125,41 @@ describe('the local host’s per-address limit on routes without a key', () => {
       expect((await host.call('/api/inventory', { headers: { 'x-api-key': merchant.apiKey } })).status).toBe(200);
     } finally {
       await host.close();
+    }
+  });
+});
+
+describe('the local host’s per-address limit on the x402 routes', () => {
+  it('counts the x402 routes on a tighter counter of their own, besides the keyless one, and leaves other keyless routes to the keyless limit', async () => {
+    const { createLocalHost } = await import('../../scripts/local/host');
+    const { httpFunctions } = await import('../../shared/http/function');
+    const { allRoutes } = await import('../../shared/http/routes');
+    const { setDeps } = await import('../../shared/composition');
+    const { memoryStore } = await import('../support/stores');
+    let deps = await memoryStore.make();
+    deps = { ...deps, settings: { ...deps.settings, keylessRateLimitPerMinute: 6, x402RateLimitPerMinute: 2 } };
+    setDeps(deps);
+    // The gateway's part only: the x402 routes answer a fixed 402 here, whatever their use cases do.
+    const challenge: HttpFunction = { options: { handler: async () => ({ status: 402 }) }, call: async () => ({ status: 402, body: '{}', headers: { 'content-type': 'application/json' } }) };
+    const functions = new Map([...httpFunctions, ['x402-orders', challenge], ['x402-subscribe', challenge]]);
+    const server = createLocalHost({ deps, routes: allRoutes, functions });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const call = async (path: string, method = 'GET') => {
+      const response = await fetch(`${url}${path}`, { method, ...(method === 'POST' && { headers: { 'content-type': 'application/json' }, body: '{}' }) });
+      return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+    };
+    try {
+      const x402 = [await call('/api/x402/orders', 'POST'), await call('/api/x402/subscribe', 'POST'), await call('/api/x402/orders', 'POST')];
+      expect(x402.map((answer) => answer.status)).toEqual([402, 402, 429]);
+      expect(x402[2]!.json).toMatchObject({ error: 'rate_limited', resetAt: expect.any(Number) });
+      // The refused x402 call still counted on the keyless counter: 3 of 6 spent.
+      expect([await call('/api/auth/nonce'), await call('/api/auth/nonce'), await call('/api/auth/nonce'), await call('/api/auth/nonce')].map((answer) => answer.status)).toEqual([200, 200, 200, 429]);
+    } finally {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
     }
   });
 });
