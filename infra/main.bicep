@@ -53,6 +53,10 @@ param deployGateway bool = true
 @minValue(1)
 param keylessCallsPerMinute int = 120
 
+@description('Calls a minute one client address may make to the x402 routes (/api/x402/*), counted by API Management across the fleet besides keylessCallsPerMinute: each unpaid call answers a payment challenge, each paid one costs a settlement. Also the app setting X402_RATE_LIMIT_PER_MINUTE.')
+@minValue(1)
+param x402CallsPerMinute int = 30
+
 @description('Split deployments the relayer pays for, across all merchants, per UTC day (SPLIT_DEPLOY_DAILY_BUDGET).')
 @minValue(0)
 param splitDeployDailyBudget int = 200
@@ -352,6 +356,7 @@ module functionApp 'modules/functionapp.bicep' = {
     maximumInstanceCount: functionMaximumInstanceCount
     instanceMemoryMB: functionInstanceMemoryMB
     keylessCallsPerMinute: keylessCallsPerMinute
+    x402CallsPerMinute: x402CallsPerMinute
     splitDeployDailyBudget: splitDeployDailyBudget
   }
   // Key Vault references and identity-based storage resolve only once the roles exist.
@@ -386,6 +391,7 @@ module apim 'modules/apim.bicep' = if (deployGateway) {
     appInsightsConnectionString: monitoring.outputs.appInsightsConnectionString
     logAnalyticsWorkspaceId: monitoring.outputs.workspaceId
     keylessCallsPerMinute: keylessCallsPerMinute
+    x402CallsPerMinute: x402CallsPerMinute
   }
   // The Key Vault-backed named values are fetched with the gateway identity's role.
   dependsOn: [

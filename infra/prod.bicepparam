@@ -47,6 +47,7 @@ param edgeProxyEnabled = true
 // the very first run, before the code is deployed (infra/README.md, "Deploy").
 param deployGateway = bool(readEnvironmentVariable('DEPLOY_GATEWAY', 'true'))
 param keylessCallsPerMinute = 120
+param x402CallsPerMinute = 30
 param splitDeployDailyBudget = 200
 
 // Payments: the quote lock, expiry, slippage and the watcher's log range (infra/README.md, "Payments").

@@ -10,8 +10,10 @@
 // - the API requires a subscription, and the plan products (plan-starter, plan-pro, plan-enterprise)
 //   require one;
 // - the open product "public" does not, so a call without a key is admitted in its context (and
-//   api.xml limits such calls per client address, keylessCallsPerMinute): the buyer's pages and their
-//   API (/pay/{id}, /portal/{id}, /portal/assets/{file}, /api/portal/{id}/...) are called so;
+//   api.xml limits such calls per client address, keylessCallsPerMinute, and the x402 routes more
+//   tightly, x402CallsPerMinute): the buyer's pages and their API (/pay/{id}, /portal/{id},
+//   /portal/assets/{file}, /api/portal/{id}/...), the shop directory and the x402 routes
+//   (/api/x402/orders, /api/x402/subscribe) are called so;
 // - the API policy answers 401 to such a call when its operation is a key route, from the named value
 //   keyed-operations, which is derived below from the keyed document (so it cannot drift from it).
 
@@ -48,6 +50,9 @@ param logAnalyticsWorkspaceId string
 @description('Calls a minute one client address may make without a key (the named value keyless-calls-per-minute, applied in api.xml).')
 param keylessCallsPerMinute int
 
+@description('Calls a minute one client address may make to the x402 routes, besides the keyless limit (the named value x402-calls-per-minute, applied in api.xml).')
+param x402CallsPerMinute int
+
 // The plans of shared/domain/subscription.ts that exist as products, with the per-minute quotas of
 // shared/config.ts. The product ids are those of shared/adapters/apim/products.ts, where the key issuer
 // takes them from (test/infra keeps the two equal). Not "starter" or "unlimited": a new API Management
@@ -64,6 +69,13 @@ var keyedDocument = loadJsonContent('../openapi.keyed.json')
 var keylessDocument = loadJsonContent('../openapi.keyless.json')
 
 var keyedOperationIds = flatten(map(items(keyedDocument.paths), path => map(items(path.value), operation => operation.value.operationId)))
+
+// The x402 routes (x-auth kind x402 in the keyless document), which api.xml limits per client address
+// more tightly than other calls without a key.
+var x402OperationIds = flatten(map(
+  items(keylessDocument.paths),
+  path => map(filter(items(path.value), operation => operation.value['x-auth'].kind == 'x402'), operation => operation.value.operationId)
+))
 
 var pathTemplates = union(map(items(keyedDocument.paths), path => path.key), map(items(keylessDocument.paths), path => path.key))
 
@@ -187,6 +199,28 @@ resource keylessCallsPerMinuteValue 'Microsoft.ApiManagement/service/namedValues
   }
 }
 
+// Delimited like keyed-operations: api.xml looks up "|<operation id>|".
+resource x402Operations 'Microsoft.ApiManagement/service/namedValues@2024-05-01' = {
+  parent: service
+  name: 'x402-operations'
+  properties: {
+    displayName: 'x402-operations'
+    secret: false
+    value: '|${join(x402OperationIds, '|')}|'
+  }
+}
+
+// api.xml reads it as a number: the per-address limit of the x402 routes.
+resource x402CallsPerMinuteValue 'Microsoft.ApiManagement/service/namedValues@2024-05-01' = {
+  parent: service
+  name: 'x402-calls-per-minute'
+  properties: {
+    displayName: 'x402-calls-per-minute'
+    secret: false
+    value: string(x402CallsPerMinute)
+  }
+}
+
 resource correlationIdFragment 'Microsoft.ApiManagement/service/policyFragments@2024-05-01' = {
   parent: service
   name: 'correlation-id'
@@ -267,6 +301,8 @@ resource apiPolicy 'Microsoft.ApiManagement/service/apis/policies@2024-05-01' = 
     edgeProxyEnabledValue
     keyedOperations
     keylessCallsPerMinuteValue
+    x402Operations
+    x402CallsPerMinuteValue
     backend
     globalPolicy
   ]

@@ -126,6 +126,9 @@ param instanceMemoryMB int
 @description('KEYLESS_RATE_LIMIT_PER_MINUTE: calls a minute one client address may make to routes without a key. API Management enforces it in Azure (the same value as its keyless limit); the app\'s local host reads it.')
 param keylessCallsPerMinute int
 
+@description('X402_RATE_LIMIT_PER_MINUTE: calls a minute one client address may make to the x402 routes. API Management enforces it in Azure (the same value as its x402 limit); the app\'s local host reads it.')
+param x402CallsPerMinute int
+
 @description('SPLIT_DEPLOY_DAILY_BUDGET: split deployments the relayer pays for, across all merchants, per UTC day.')
 param splitDeployDailyBudget int
 
@@ -181,9 +184,10 @@ var appSettings = concat(
     { name: 'AZURE_SUBSCRIPTION_ID', value: subscription().subscriptionId }
     { name: 'APIM_RESOURCE_GROUP', value: resourceGroup().name }
     { name: 'APIM_SERVICE_NAME', value: apimServiceName }
-    // Abuse limits: the keyless limit is API Management's (the same number), the daily budget and the
-    // per-receipt portal limit the app's.
+    // Abuse limits: the keyless and x402 limits are API Management's (the same numbers), the daily
+    // budget and the per-receipt portal limit the app's.
     { name: 'KEYLESS_RATE_LIMIT_PER_MINUTE', value: string(keylessCallsPerMinute) }
+    { name: 'X402_RATE_LIMIT_PER_MINUTE', value: string(x402CallsPerMinute) }
     { name: 'SPLIT_DEPLOY_DAILY_BUDGET', value: string(splitDeployDailyBudget) }
     { name: 'PORTAL_RATE_LIMIT_PER_MINUTE', value: string(portalCallsPerMinute) }
     { name: 'JWT_SECRET', value: keyVaultReference.jwtSecret }

@@ -23,6 +23,7 @@ import {
   checkRateLimit,
   checkSubscriptionStamp,
   checkWellFormed,
+  checkX402RateLimit,
   type PolicyContext,
 } from './support/policy-checks';
 import { XmlSyntaxError, parseXml, textOf } from './support/xml';
@@ -65,6 +66,10 @@ describe('API Management policies', () => {
     expect(checkKeylessRateLimit(files)).toEqual([]);
   });
 
+  it('limit the x402 routes per client address at x402-calls-per-minute, a counter of their own besides the keyless one', () => {
+    expect(checkX402RateLimit(files)).toEqual([]);
+  });
+
   it("answer 413 payload_too_large to bodies over the backend's limit before the replay and the backend", () => {
     expect(context.maxBodyBytes).toBe(262_144);
     expect(checkBodyLimit(files, context)).toEqual([]);
@@ -74,7 +79,7 @@ describe('API Management policies', () => {
     expect(checkErrorBodies(files, context)).toEqual([]);
   });
 
-  it('pass the x402 and Sign-In-With-X headers through CORS and expose the payment, correlation and rate-limit headers', () => {
+  it('pass the x402 and Sign-In-With-X headers through CORS and expose the x402 challenge and settlement, correlation and rate-limit headers', () => {
     expect(checkCors(files)).toEqual([]);
   });
 
@@ -105,12 +110,23 @@ describe('the policy checks fail on a broken copy', () => {
   });
 
   it('a policy removed or changed: the keyless rate limit', () => {
-    const removed = brokenCopy(files, 'api.xml', /<when condition="@\(context\.Subscription == null\)">[\s\S]*?<\/when>/);
+    const removed = brokenCopy(files, 'api.xml', /<when condition="@\(context\.Subscription == null\)">[\s\S]*?<\/choose>\s*<\/when>/);
     expect(checkKeylessRateLimit(removed)).toEqual(['api.xml: calls without a key (context.Subscription == null) get no rate-limit-by-key']);
     const shared = brokenCopy(files, 'api.xml', /counter-key='@\("\{\{edge-proxy-enabled\}\}"[^']*'/, 'counter-key="keyless"');
     expect(checkKeylessRateLimit(shared)).toEqual(['api.xml: the keyless rate limit is not keyed by the client address (context.Request.IpAddress)']);
     const fixed = brokenCopy(files, 'api.xml', 'value="@({{keyless-calls-per-minute}})"', 'value="@(120)"');
     expect(checkKeylessRateLimit(fixed)).toEqual(['api.xml: the keyless rate limit does not take its calls from the named value keyless-calls-per-minute (through callsPerMinute)']);
+  });
+
+  it('a policy removed or changed: the x402 rate limit', () => {
+    const removed = brokenCopy(files, 'api.xml', /<choose>\s*<when condition='@\("\{\{x402-operations\}\}"[\s\S]*?<\/choose>/);
+    expect(checkX402RateLimit(removed)).toEqual(['api.xml: the x402 routes (x402-operations) get no rate-limit-by-key of their own among the calls without a key']);
+    const shared = brokenCopy(files, 'api.xml', `counter-key='@("x402:" + (`, `counter-key='@((`);
+    expect(checkX402RateLimit(shared)).toEqual(['api.xml: the x402 rate limit is not its own counter per client address ("x402:" + the address)']);
+    const keyless = brokenCopy(files, 'api.xml', 'value="@({{x402-calls-per-minute}})"', 'value="@({{keyless-calls-per-minute}})"');
+    expect(checkX402RateLimit(keyless)).toEqual(['api.xml: the x402 rate limit does not take its calls from the named value x402-calls-per-minute (through callsPerMinute)']);
+    const instead = brokenCopy(files, 'api.xml', /<rate-limit-by-key [^>]*counter-key='@\("\{\{edge-proxy-enabled\}\}"[^>]*\/>/);
+    expect(checkX402RateLimit(instead)).toEqual(['api.xml: the x402 rate limit replaces or precedes the keyless one; both must count']);
   });
 
   it('a policy removed or changed: the body size limit', () => {
@@ -140,6 +156,12 @@ describe('the policy checks fail on a broken copy', () => {
   it('a policy removed: an x402 header from CORS', () => {
     const copy = brokenCopy(files, 'global.xml', '<header>X-PAYMENT</header>');
     expect(checkCors(copy)).toEqual(['global.xml: CORS does not allow the request header X-PAYMENT']);
+    const siwx = brokenCopy(files, 'global.xml', '<header>SIGN-IN-WITH-X</header>');
+    expect(checkCors(siwx)).toEqual(['global.xml: CORS does not allow the request header SIGN-IN-WITH-X']);
+    const exposed = brokenCopy(files, 'global.xml', /<header>PAYMENT-RESPONSE<\/header>\s*/);
+    expect(checkCors(exposed)).toEqual(['global.xml: CORS does not expose PAYMENT-RESPONSE']);
+    const challenge = brokenCopy(files, 'global.xml', /<expose-headers>[\s\S]*?<\/expose-headers>/, '<expose-headers><header>X-Correlation-Id</header><header>X-RateLimit-Limit</header><header>X-RateLimit-Remaining</header><header>X-RateLimit-Reset</header></expose-headers>');
+    expect(checkCors(challenge)).toEqual(['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'X-PAYMENT-RESPONSE'].map((header) => `global.xml: CORS does not expose ${header}`));
   });
 
   it('a policy removed: the function key', () => {

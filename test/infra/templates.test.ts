@@ -38,8 +38,12 @@ import {
 const files = readInfraFiles();
 const appDefaults = loadConfig({ STORE: 'memory', APP_ENV: 'development' });
 const planQuotas = { starter: appDefaults.PLAN_QUOTAS.starter, pro: appDefaults.PLAN_QUOTAS.pro, enterprise: appDefaults.PLAN_QUOTAS.enterprise };
-/** The defaults of KEYLESS_RATE_LIMIT_PER_MINUTE and SPLIT_DEPLOY_DAILY_BUDGET in the app. */
-const abuseLimits = { keylessCallsPerMinute: 120, splitDeployDailyBudget: 200 };
+/** The defaults of KEYLESS_RATE_LIMIT_PER_MINUTE, X402_RATE_LIMIT_PER_MINUTE and SPLIT_DEPLOY_DAILY_BUDGET in the app. */
+const abuseLimits = {
+  keylessCallsPerMinute: appDefaults.KEYLESS_RATE_LIMIT_PER_MINUTE,
+  x402CallsPerMinute: appDefaults.X402_RATE_LIMIT_PER_MINUTE,
+  splitDeployDailyBudget: appDefaults.SPLIT_DEPLOY_DAILY_BUDGET,
+};
 
 /**
  * The chains a parameter file may name and what the service uses on each: Circle's USDC, Tether's USDT
@@ -151,7 +155,8 @@ describe('infra templates', () => {
     expect(checkDiagnostics(files)).toEqual([]);
   });
 
-  it('sets the keyless rate limit (gateway and app setting) and the daily split-deployment budget', () => {
+  it('sets the keyless and x402 rate limits (gateway and app setting) and the daily split-deployment budget', () => {
+    expect(abuseLimits).toEqual({ keylessCallsPerMinute: 120, x402CallsPerMinute: 30, splitDeployDailyBudget: 200 });
     expect(checkAbuseLimits(files, abuseLimits)).toEqual([]);
   });
 
@@ -345,10 +350,23 @@ resource gatewayHostKey 'Microsoft.Web/sites/host/functionKeys@2024-04-01' = {
   it('the keyless rate limit or the split budget not reaching the gateway or the app', () => {
     const setting = brokenCopy(files, 'modules/functionapp.bicep', /^\s*\{ name: 'SPLIT_DEPLOY_DAILY_BUDGET'.*\n/m);
     expect(checkAbuseLimits(setting, abuseLimits)).toEqual(['modules/functionapp.bicep: app setting SPLIT_DEPLOY_DAILY_BUDGET is not string(splitDeployDailyBudget)']);
-    const gateway = brokenCopy(files, 'main.bicep', /^\s*keylessCallsPerMinute: keylessCallsPerMinute\n(?=\s*\}\n\s*\/\/ The Key Vault-backed)/m);
+    const gateway = brokenCopy(files, 'main.bicep', /^\s*keylessCallsPerMinute: keylessCallsPerMinute\n(?=(\s*\w+: \w+\n)*\s*\}\n\s*\/\/ The Key Vault-backed)/m);
     expect(checkAbuseLimits(gateway, abuseLimits)).toEqual(['main.bicep: modules/apim.bicep is not given keylessCallsPerMinute']);
     const value = brokenCopy(files, 'main.bicep', 'param keylessCallsPerMinute int = 120', 'param keylessCallsPerMinute int = 1200');
     expect(checkAbuseLimits(value, abuseLimits)).toEqual(['main.bicep: no param keylessCallsPerMinute int = 120']);
+  });
+
+  it('the x402 rate limit missing, not reaching the gateway or the app, or applied to other operations', () => {
+    const param = brokenCopy(files, 'main.bicep', /^param x402CallsPerMinute int = 30\n/m, 'param x402CallsPerMinute int = 120\n');
+    expect(checkAbuseLimits(param, abuseLimits)).toEqual(['main.bicep: no param x402CallsPerMinute int = 30']);
+    const gateway = brokenCopy(files, 'main.bicep', /^\s*x402CallsPerMinute: x402CallsPerMinute\n(?=(\s*\w+: \w+\n)*\s*\}\n\s*\/\/ The Key Vault-backed)/m);
+    expect(checkAbuseLimits(gateway, abuseLimits)).toEqual(['main.bicep: modules/apim.bicep is not given x402CallsPerMinute']);
+    const setting = brokenCopy(files, 'modules/functionapp.bicep', /^\s*\{ name: 'X402_RATE_LIMIT_PER_MINUTE'.*\n/m);
+    expect(checkAbuseLimits(setting, abuseLimits)).toEqual(['modules/functionapp.bicep: app setting X402_RATE_LIMIT_PER_MINUTE is not string(x402CallsPerMinute)']);
+    const keyed = brokenCopy(files, 'modules/apim.bicep', 'items(keylessDocument.paths),\n  path => map(filter(', 'items(keyedDocument.paths),\n  path => map(filter(');
+    expect(checkAbuseLimits(keyed, abuseLimits)).toEqual(["modules/apim.bicep: var x402OperationIds is not the operation ids of the keyless document's x402 operations (x-auth kind x402)"]);
+    const named = brokenCopy(files, 'modules/apim.bicep', "value: '|${join(x402OperationIds, '|')}|'", "value: '|${join(keyedOperationIds, '|')}|'");
+    expect(checkAbuseLimits(named, abuseLimits)).toEqual(["modules/apim.bicep: the named value x402-operations is not '|' + the x402 operation ids joined by '|' + '|'"]);
   });
 
   it('an edge secret that has to exist before the first production run', () => {
@@ -443,6 +461,24 @@ resource portalPolicy 'Microsoft.ApiManagement/service/apis/operations/policies@
     expect(checkGatewayRouting({ ...files, 'modules/apim.bicep': operationPolicy }, { routes: gatewayRoutes, hostJson })).toEqual([
       "modules/apim.bicep: portalPolicy: a policy on a route's operation; the API policy (key, size and rate checks) is the only one routes get",
     ]);
+  });
+
+  it('an x402 route or the directory requiring a key at the gateway', () => {
+    const keyless = JSON.parse(files['openapi.keyless.json']!) as { paths: Record<string, Record<string, unknown>> };
+    const keyed = JSON.parse(files['openapi.keyed.json']!) as { paths: Record<string, Record<string, unknown>> };
+    for (const [path, method, name, auth] of [
+      ['/api/x402/orders', 'POST', 'x402-orders', 'x402'],
+      ['/api/x402/subscribe', 'POST', 'x402-subscribe', 'x402'],
+      ['/api/directory/shops', 'GET', 'directory-shops', 'public'],
+    ] as const) {
+      expect(gatewayRoutes).toContainEqual({ name, method, path, auth });
+      const { [path]: moved, ...rest } = keyless.paths;
+      const copy = { ...files, 'openapi.keyless.json': JSON.stringify({ ...keyless, paths: rest }), 'openapi.keyed.json': JSON.stringify({ ...keyed, paths: { ...keyed.paths, [path]: moved } }) };
+      expect(checkGatewayRouting(copy, { routes: gatewayRoutes, hostJson })).toEqual([
+        `openapi.keyed.json: ${method} ${path} (${name}) is a ${auth} route: as a key route the gateway answers 401 without a key`,
+        `openapi.keyless.json: ${method} ${path} (${name}) is missing: the gateway would answer 404`,
+      ]);
+    }
   });
 
   it('a route in both generated documents', () => {

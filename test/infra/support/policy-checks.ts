@@ -217,6 +217,37 @@ export const checkKeylessRateLimit = (files: PolicyFiles): string[] => {
 };
 
 /**
+ * The x402 routes get a tighter counter of their own per client address, inside the keyless branch
+ * (after the keyless counter, so both count): rate-limit-by-key for the operations of the named value
+ * x402-operations, keyed by the client address with an x402 prefix (its own counter, not the keyless
+ * one), at x402-calls-per-minute, with the variables the X-RateLimit headers and the 429 body read.
+ */
+export const checkX402RateLimit = (files: PolicyFiles): string[] => {
+  const api = parsed(files).get('api.xml');
+  const inbound = section(api, 'inbound');
+  if (!api || !inbound) return ['api.xml: missing or not parsed'];
+  const keyless = descendants(inbound, 'when').find((when) => /^@\(\s*context\.Subscription\s*==\s*null\s*\)$/.test(when.attributes.condition ?? ''));
+  const x402 = keyless && descendants(keyless, 'when').find((when) => /"\{\{x402-operations\}\}"\.Contains\("\|" \+ context\.Operation\.Id \+ "\|"\)/.test(when.attributes.condition ?? ''));
+  const limit = x402 && descendants(x402, 'rate-limit-by-key')[0];
+  if (!x402 || !limit) return ['api.xml: the x402 routes (x402-operations) get no rate-limit-by-key of their own among the calls without a key'];
+  const problems: string[] = [];
+  const key = limit.attributes['counter-key'] ?? '';
+  if (!/context\.Request\.IpAddress/.test(key) || !/^@\("x402:" \+/.test(key)) problems.push('api.xml: the x402 rate limit is not its own counter per client address ("x402:" + the address)');
+  if (limit.attributes['renewal-period'] !== '60') problems.push('api.xml: the x402 rate limit renewal-period is not 60 seconds');
+  const quota = descendants(x402, 'set-variable').find((element) => element.attributes.name === 'callsPerMinute');
+  if (!quota || quota.attributes.value !== '@({{x402-calls-per-minute}})' || !/callsPerMinute/.test(limit.attributes.calls ?? '')) {
+    problems.push('api.xml: the x402 rate limit does not take its calls from the named value x402-calls-per-minute (through callsPerMinute)');
+  }
+  if (limit.attributes['remaining-calls-variable-name'] !== 'rateLimitRemaining' || limit.attributes['retry-after-variable-name'] !== 'rateLimitRetryAfter') {
+    problems.push('api.xml: the x402 rate limit does not keep rateLimitRemaining and rateLimitRetryAfter for the headers and the 429 body');
+  }
+  const at = order(api);
+  const general = descendants(keyless, 'rate-limit-by-key')[0];
+  if (general === limit || (general && at(limit) < at(general))) problems.push('api.xml: the x402 rate limit replaces or precedes the keyless one; both must count');
+  return problems;
+};
+
+/**
  * Bodies over the backend's limit end at the gateway with 413 payload_too_large: a declared
  * Content-Length over it is refused, validate-content checks the size with action prevent, both before
  * the x-api-key replay and the backend; the global on-error turns validate-content's refusal into 413.
@@ -296,7 +327,10 @@ export const checkErrorBodies = (files: PolicyFiles, context: Pick<PolicyContext
   return problems;
 };
 
-/** CORS passes the x402 and SIWX request headers and exposes the payment, correlation and rate-limit headers. */
+/**
+ * CORS passes the x402 and SIWX request headers and exposes the x402 challenge and settlement headers
+ * (a browser-based payer reads them), the correlation id and the rate-limit headers.
+ */
 export const checkCors = (files: PolicyFiles): string[] => {
   const problems: string[] = [];
   const global = parsed(files).get('global.xml');
@@ -308,7 +342,7 @@ export const checkCors = (files: PolicyFiles): string[] => {
     if (!allowed.includes(header.toLowerCase()) && !allowed.includes('*')) problems.push(`global.xml: CORS does not allow the request header ${header}`);
   }
   const exposed = listed('expose-headers');
-  for (const header of ['Payment-Required', 'X-PAYMENT-RESPONSE', 'X-Correlation-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) {
+  for (const header of ['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'X-PAYMENT-RESPONSE', 'X-Correlation-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) {
     if (!exposed.includes(header.toLowerCase())) problems.push(`global.xml: CORS does not expose ${header}`);
   }
   const origins = descendants(cors, 'origin').map((origin) => textOf(origin).trim());

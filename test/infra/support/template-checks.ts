@@ -526,9 +526,12 @@ export const checkDiagnostics = (files: InfraFiles): string[] => {
 
 /**
  * The abuse limits: keylessCallsPerMinute feeds both API Management's named value and the app setting
- * KEYLESS_RATE_LIMIT_PER_MINUTE; splitDeployDailyBudget the app setting SPLIT_DEPLOY_DAILY_BUDGET.
+ * KEYLESS_RATE_LIMIT_PER_MINUTE; x402CallsPerMinute likewise the named value x402-calls-per-minute and
+ * X402_RATE_LIMIT_PER_MINUTE, applied to the operations of the named value x402-operations, which is
+ * derived from the keyless document's x402 operations; splitDeployDailyBudget the app setting
+ * SPLIT_DEPLOY_DAILY_BUDGET.
  */
-export const checkAbuseLimits = (files: InfraFiles, defaults: { keylessCallsPerMinute: number; splitDeployDailyBudget: number }): string[] => {
+export const checkAbuseLimits = (files: InfraFiles, defaults: { keylessCallsPerMinute: number; x402CallsPerMinute: number; splitDeployDailyBudget: number }): string[] => {
   const problems: string[] = [];
   const params = paramDeclarations(files['main.bicep'] ?? '');
   for (const [name, value] of Object.entries(defaults)) {
@@ -539,14 +542,17 @@ export const checkAbuseLimits = (files: InfraFiles, defaults: { keylessCallsPerM
   const passes = (target: string, name: string) => !!modules.find((module) => module.target === target && new RegExp(`\\b${name}:\\s*${name}\\b`).test(module.text));
   for (const [target, name] of [
     ['modules/functionapp.bicep', 'keylessCallsPerMinute'],
+    ['modules/functionapp.bicep', 'x402CallsPerMinute'],
     ['modules/functionapp.bicep', 'splitDeployDailyBudget'],
     ['modules/apim.bicep', 'keylessCallsPerMinute'],
+    ['modules/apim.bicep', 'x402CallsPerMinute'],
   ] as const) {
     if (!passes(target, name)) problems.push(`main.bicep: ${target} is not given ${name}`);
   }
   const app = lex(files['modules/functionapp.bicep'] ?? '').code;
   for (const [setting, param] of [
     ['KEYLESS_RATE_LIMIT_PER_MINUTE', 'keylessCallsPerMinute'],
+    ['X402_RATE_LIMIT_PER_MINUTE', 'x402CallsPerMinute'],
     ['SPLIT_DEPLOY_DAILY_BUDGET', 'splitDeployDailyBudget'],
   ] as const) {
     if (!new RegExp(`\\{\\s*name:\\s*'${setting}'\\s*,\\s*value:\\s*string\\(\\s*${param}\\s*\\)\\s*\\}`).test(app)) {
@@ -556,6 +562,16 @@ export const checkAbuseLimits = (files: InfraFiles, defaults: { keylessCallsPerM
   const apim = lex(files['modules/apim.bicep'] ?? '').code;
   if (!/name:\s*'keyless-calls-per-minute'[\s\S]*?value:\s*string\(\s*keylessCallsPerMinute\s*\)/.test(apim)) {
     problems.push("modules/apim.bicep: the named value keyless-calls-per-minute is not string(keylessCallsPerMinute)");
+  }
+  if (!/name:\s*'x402-calls-per-minute'[\s\S]*?value:\s*string\(\s*x402CallsPerMinute\s*\)/.test(apim)) {
+    problems.push('modules/apim.bicep: the named value x402-calls-per-minute is not string(x402CallsPerMinute)');
+  }
+  const operations = statements(files['modules/apim.bicep'] ?? '').find((statement) => /^var\s+x402OperationIds\s*=/.test(statement.text))?.text.replace(/\s+/g, ' ') ?? '';
+  if (!/items\(keylessDocument\.paths\)/.test(operations) || !/operation\.value\['x-auth'\]\.kind == 'x402'/.test(operations) || !/operation\.value\.operationId/.test(operations)) {
+    problems.push("modules/apim.bicep: var x402OperationIds is not the operation ids of the keyless document's x402 operations (x-auth kind x402)");
+  }
+  if (!/name:\s*'x402-operations'[\s\S]*?value:\s*'\|\$\{join\(x402OperationIds, '\|'\)\}\|'/.test(apim)) {
+    problems.push("modules/apim.bicep: the named value x402-operations is not '|' + the x402 operation ids joined by '|' + '|'");
   }
   return problems;
 };
