@@ -98,6 +98,9 @@ param chainConfirmations int = 2
 @description('Block explorer for transaction links, <url>/tx/<hash> (CHAIN_EXPLORER_URL). Default: BaseScan.')
 param chainExplorerUrl string = 'https://basescan.org'
 
+@description('A remote x402 facilitator that verifies and settles the payments agents make by x402 (X402_FACILITATOR_URL, its base URL). Empty: the app settles them in process, the relayer submitting each payment on the chain above.')
+param x402FacilitatorUrl string = ''
+
 @description('Split factory contract (SPLIT_FACTORY_ADDRESS).')
 param splitFactoryAddress string
 
@@ -349,6 +352,7 @@ module functionApp 'modules/functionapp.bicep' = {
     paymentSlippageBps: paymentSlippageBps
     watchBlockRange: watchBlockRange
     portalCallsPerMinute: portalCallsPerMinute
+    x402FacilitatorUrl: x402FacilitatorUrl
     splitFactoryAddress: splitFactoryAddress
     platformWallet: platformWallet
     adminWallets: adminWallets

@@ -56,6 +56,8 @@ param receiptExpirySeconds = 86400
 param paymentSlippageBps = 100
 param watchBlockRange = 2000
 param portalCallsPerMinute = 120
+// x402: empty settles agents' payments in process with the relayer; a facilitator's base URL settles them there.
+param x402FacilitatorUrl = ''
 
 param actionGroupResourceId = readEnvironmentVariable('ALERT_ACTION_GROUP_ID')
 param outboxDepthThreshold = 100

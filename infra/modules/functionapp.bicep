@@ -105,6 +105,9 @@ param watchBlockRange int
 @description('PORTAL_RATE_LIMIT_PER_MINUTE: calls a minute about one receipt on the buyer\'s routes.')
 param portalCallsPerMinute int
 
+@description('X402_FACILITATOR_URL: a remote x402 facilitator; empty: the relayer settles x402 payments in process.')
+param x402FacilitatorUrl string
+
 @description('SPLIT_FACTORY_ADDRESS.')
 param splitFactoryAddress string
 
@@ -176,6 +179,8 @@ var appSettings = concat(
     { name: 'RECEIPT_EXPIRY_SECONDS', value: string(receiptExpirySeconds) }
     { name: 'PAYMENT_SLIPPAGE_BPS', value: string(paymentSlippageBps) }
     { name: 'WATCH_BLOCK_RANGE', value: string(watchBlockRange) }
+    // x402: a remote facilitator settles agents' payments; empty (unset for the app) means the relayer does, in process.
+    { name: 'X402_FACILITATOR_URL', value: x402FacilitatorUrl }
     { name: 'SPLIT_FACTORY_ADDRESS', value: splitFactoryAddress }
     { name: 'PLATFORM_WALLET', value: platformWallet }
     { name: 'ADMIN_WALLETS', value: adminWallets }

@@ -399,6 +399,19 @@ resource gatewayHostKey 'Microsoft.Web/sites/host/functionKeys@2024-04-01' = {
     expect(checkPaymentSettings(misnamed, payments)).toEqual(['modules/functionapp.bicep: app setting WATCH_BLOCK_RANGE is string(quoteLockSeconds), expected string(watchBlockRange)']);
   });
 
+  it('the x402 facilitator setting missing, not reaching the app, or a value the app refuses', () => {
+    const setting = brokenCopy(files, 'modules/functionapp.bicep', /^\s*\{ name: 'X402_FACILITATOR_URL'.*\n/m);
+    expect(checkPaymentSettings(setting, payments)).toEqual(['modules/functionapp.bicep: app setting X402_FACILITATOR_URL is missing']);
+    const unwired = brokenCopy(files, 'main.bicep', /^\s*x402FacilitatorUrl: x402FacilitatorUrl\n/m);
+    expect(checkPaymentSettings(unwired, payments)).toEqual(['main.bicep: modules/functionapp.bicep is not given x402FacilitatorUrl']);
+    const required = brokenCopy(files, 'main.bicep', "param x402FacilitatorUrl string = ''", 'param x402FacilitatorUrl string');
+    expect(checkPaymentSettings(required, payments)).toEqual(['main.bicep: param x402FacilitatorUrl is not a string with a default']);
+    const refused = brokenCopy(files, 'prod.bicepparam', "param x402FacilitatorUrl = ''", "param x402FacilitatorUrl = 'facilitator.example.com'");
+    expect(checkPaymentSettings(refused, payments)).toEqual([expect.stringMatching(/^prod\.bicepparam: invalid configuration: X402_FACILITATOR_URL: /)]);
+    const remote = brokenCopy(files, 'prod.bicepparam', "param x402FacilitatorUrl = ''", "param x402FacilitatorUrl = 'https://facilitator.example.com'");
+    expect(checkPaymentSettings(remote, payments)).toEqual([]);
+  });
+
   it('payment defaults that are not Base mainnet or not the app\'s, a feed limit without margin, a value the app refuses', () => {
     const feed = brokenCopy(files, 'main.bicep', "param ethUsdFeedAddress string = '0x71041dddad3595F9CEd3DcCFBe3D1F4b0a16Bb70'", "param ethUsdFeedAddress string = '0x4aDC67696bA383F43DD60A9e78F2C97Fbbfc7cb1'");
     expect(checkPaymentSettings(feed, payments)).toEqual([

@@ -675,6 +675,7 @@ export const PAYMENT_SETTINGS = [
   { setting: 'PAYMENT_SLIPPAGE_BPS', param: 'paymentSlippageBps', type: 'int', chain: false },
   { setting: 'WATCH_BLOCK_RANGE', param: 'watchBlockRange', type: 'int', chain: false },
   { setting: 'PORTAL_RATE_LIMIT_PER_MINUTE', param: 'portalCallsPerMinute', type: 'int', chain: false },
+  { setting: 'X402_FACILITATOR_URL', param: 'x402FacilitatorUrl', type: 'string', chain: false },
 ] as const;
 
 /** What the service uses on a chain: its tokens (empty: none), the ETH/USD feed and that feed's heartbeat, the explorer. */
