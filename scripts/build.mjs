@@ -29,6 +29,19 @@ const vendorFiles = {
   'jsonwebtoken.cjs': { jsonwebtoken: 'jsonwebtoken' },
   // The QR codes of the payment page.
   'qrcode.cjs': { qrcode: 'qrcode' },
+  // x402 (the protocol's packages and viem beneath them), read on the first paid call: one file, so
+  // that the EVM scheme, the facilitator and the encodings share one copy of the protocol's code.
+  'x402.cjs': {
+    '@x402/core/facilitator': 'facilitator',
+    '@x402/core/http': 'http',
+    '@x402/core/schemas': 'schemas',
+    '@x402/evm/exact/facilitator': 'exactEvmFacilitator',
+    '@x402/evm/v1': 'evmV1',
+    '@x402/extensions/sign-in-with-x': 'signInWithX',
+    viem: 'viem',
+    'viem/accounts': 'viemAccounts',
+    'viem/chains': 'viemChains',
+  },
 };
 const vendorOf = new Map(Object.entries(vendorFiles).flatMap(([file, packages]) => Object.entries(packages).map(([name, key]) => [name, { file, key }])));
 

@@ -160,7 +160,7 @@ describe('npm run build', () => {
     // (dist/web/ holds the browser's files).
     const built = readdirSync(join(root, 'dist'), { recursive: true, encoding: 'utf8' }).filter((file) => /\.(c?js|mjs)$/.test(file) && !file.startsWith('bench-server') && !file.startsWith('web/'));
     expect(run.loadedOnTheirOwn).toEqual(built.sort());
-    expect(built).toEqual(expect.arrayContaining(['vendor/azure-apim.cjs', 'vendor/azure-identity.cjs']));
+    expect(built).toEqual(expect.arrayContaining(['vendor/azure-apim.cjs', 'vendor/azure-identity.cjs', 'vendor/x402.cjs']));
   }, 60_000);
 
   it('reads the Cosmos and Queue Storage SDKs when the stores first connect', async () => {
