@@ -48,3 +48,5 @@ import './receipts-expire';
 import './receipts-refund';
 import './receipts-refund-report';
 import './splits-reconcile';
+import './x402-orders';
+import './x402-subscribe';

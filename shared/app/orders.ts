@@ -34,6 +34,22 @@ type PricedReceiptDeps = Pick<AppDeps, 'receipts' | 'claims' | 'clock' | 'ids' |
 type PricedInput = { lines: OrderLineInput[]; jurisdictionCode?: string };
 
 /**
+ * Claims a given receipt id for this wallet: true when it is newly this wallet's, false when it was
+ * already (a retried request that names its receipt); another wallet's id is a conflict.
+ */
+const claimGivenReceiptId = async (deps: Pick<AppDeps, 'claims' | 'clock'>, wallet: string, receiptId: string): Promise<boolean> => {
+  const id = receiptClaimId(receiptId);
+  try {
+    await deps.claims.create(id, { id, owner: wallet, createdAt: deps.clock.now() });
+    return true;
+  } catch (error) {
+    if (!(error instanceof DuplicateKeyError)) throw error;
+    if ((await deps.claims.get(id, id))?.value.owner !== wallet) throw new DomainError('conflict', `receipt ${receiptId} belongs to another merchant`);
+    return false;
+  }
+};
+
+/**
  * Prices lines for a shop: the jurisdiction's tax (the requested code, else the shop's default; an
  * unknown code is 400), the shop's processing fee and the deployed split's fees.
  */
@@ -59,11 +75,15 @@ export const storePricedReceipt = async (
   caller: { wallet: string; subscriptionId: string | null },
   merchant: Merchant,
   split: MerchantSplit,
-  input: PricedInput & { source: Receipt['source']; extra?: Partial<Receipt> },
+  input: PricedInput & { source: Receipt['source']; extra?: Partial<Receipt>; /** A fixed id (idempotent): the receipt already stored under it is answered. */ receiptId?: string },
 ): Promise<Receipt> => {
   const { code, taxRate, priced } = priceLines(merchant, split, input);
   const now = deps.clock.now();
-  const receiptId = await claimReceiptId(deps, caller.wallet);
+  if (input.receiptId && !(await claimGivenReceiptId(deps, caller.wallet, input.receiptId))) {
+    const existing = await deps.receipts.get(caller.wallet, input.receiptId);
+    if (existing) return existing.value;
+  }
+  const receiptId = input.receiptId ?? (await claimReceiptId(deps, caller.wallet));
   const receipt: Receipt = newReceipt(
     {
       receiptId,

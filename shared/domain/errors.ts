@@ -14,6 +14,7 @@ export const errorCodes = [
   'insufficient_stock',
   'split_required',
   'platform_recipient_not_configured',
+  'payment_required',
   'unsupported_token',
   'price_stale',
   'receipt_not_payable',

@@ -16,6 +16,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   insufficient_stock: 409,
   split_required: 403,
   platform_recipient_not_configured: 400,
+  payment_required: 402,
   unsupported_token: 400,
   price_stale: 409,
   receipt_not_payable: 409,

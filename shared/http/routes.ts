@@ -19,6 +19,7 @@ import { Plan, Scope, scopes } from '../domain/subscription';
 import { PaymentAnswer, PaymentSubmission, PortalEvent, PortalView, QuoteRequest, QuoteView } from '../domain/portal-views';
 import { RefundView } from '../domain/receipt-views';
 import { usdAmount } from '../domain/money';
+import { SubscriptionResult, X402OrderRequest, X402ReceiptAnswer, X402SubscribeRequest } from '../domain/x402-requests';
 import { JurisdictionCode } from '../domain/tax-catalog';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -608,6 +609,29 @@ export const routes = {
     response: z.object({ ok: z.literal(true), receipt: ReceiptView, paymentUrl: z.string(), qrUrl: z.string() }),
     successStatus: 201,
     errors: ['invalid_input', 'split_required'],
+  }),
+  x402Orders: route({
+    name: 'x402-orders',
+    method: 'POST',
+    path: '/api/x402/orders',
+    auth: { kind: 'x402' },
+    summary: "An agent's order from a shop by slug, paid in USDC by x402: 402 with the challenge, then with a payment proof a paid receipt",
+    // Checked by the use case, so an order that cannot be priced answers its 4xx before any challenge.
+    body: OrderBody,
+    documentedBody: X402OrderRequest,
+    response: X402ReceiptAnswer,
+    errors: ['not_found', 'split_required', 'items_required', 'inventory_item_not_found', 'insufficient_stock', 'invalid_input', 'payment_required', 'conflict'],
+  }),
+  x402Subscribe: route({
+    name: 'x402-subscribe',
+    method: 'POST',
+    path: '/api/x402/subscribe',
+    auth: { kind: 'x402' },
+    summary: 'An API key for an agent: starter free with a sign-in-with-x proof (one per wallet), pro and enterprise paid in USDC by x402 for 30 days',
+    body: OrderBody,
+    documentedBody: X402SubscribeRequest,
+    response: SubscriptionResult,
+    errors: ['invalid_input', 'unauthorized', 'conflict', 'platform_recipient_not_configured', 'payment_required'],
   }),
 };
 

@@ -34,6 +34,9 @@ const expectedKeyless: Record<string, string> = {
   'GET /api/portal/{id}/qr.svg': 'portal',
   'POST /api/portal/{id}/events': 'portal',
   'POST /api/portal/{id}/payments': 'portal',
+  // Agents: paid by x402 (or, for the starter plan, a sign-in-with-x proof) instead of a key.
+  'POST /api/x402/orders': 'x402',
+  'POST /api/x402/subscribe': 'x402',
 };
 
 describe('the route table', () => {

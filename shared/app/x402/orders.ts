@@ -1,0 +1,81 @@
+/**
+ * `POST /api/x402/orders`: an agent buys from a shop named by its slug, paying in USDC by x402. The
+ * order is checked and priced exactly as `POST /api/orders` does, before any challenge (so a body
+ * that cannot be priced answers its 4xx, never a 402); once the payment is settled to the shop's
+ * split, the receipt is stored and made `paid` through the one status service, and stock is taken.
+ */
+import { createHash } from 'node:crypto';
+import { DomainError, describeZodError } from '../../domain/errors';
+import { newReceiptId } from '../../domain/receipt';
+import { slugClaimId } from '../../domain/shop';
+import { X402_ORDER_BOUNDS, X402OrderRequest, usdcOfCents } from '../../domain/x402-requests';
+import type { PaymentRecord } from '../../domain/payment';
+import type { AppDeps } from '../deps';
+import { prepareOrder, priceLines, storePricedReceipt } from '../orders';
+import { changeStatus } from '../receipt-status';
+import { commitStock } from '../payments/stock';
+import { rememberAnswer, requirePayment } from './gate';
+
+const parse = (body: unknown) => {
+  const items = (body as { items?: unknown } | null)?.items;
+  if (!Array.isArray(items) || items.length === 0) throw new DomainError('items_required', 'at least one item is required', { field: 'items' });
+  const parsed = X402OrderRequest.safeParse(body);
+  if (!parsed.success) {
+    const { field, message } = describeZodError(parsed.error);
+    throw new DomainError('invalid_input', message, { field });
+  }
+  return parsed.data;
+};
+
+/** The key that signs the shop's webhooks for receipts no key of its own created: its newest active one. */
+const shopSigningKey = async (deps: Pick<AppDeps, 'subscriptions'>, wallet: string): Promise<string | null> => {
+  const active = (await deps.subscriptions.list({ wallet })).filter((subscription) => subscription.status === 'active');
+  return active.sort((a, b) => b.createdAt - a.createdAt)[0]?.id ?? null;
+};
+
+export const x402Order = async (deps: AppDeps, headers: { get(name: string): string | null }, body: unknown) => {
+  const request = parse(body);
+  const claim = await deps.claims.get(slugClaimId(request.shopSlug), slugClaimId(request.shopSlug));
+  if (!claim) throw new DomainError('not_found', `no shop ${request.shopSlug}`, { field: 'shopSlug' });
+  const wallet = claim.value.owner;
+  const { merchant, split, lines } = await prepareOrder(deps, wallet, { items: request.items, jurisdictionCode: request.jurisdictionCode });
+  const { priced } = priceLines(merchant, split, { lines, jurisdictionCode: request.jurisdictionCode });
+  const amount = usdcOfCents(priced.totalCents);
+  if (amount < X402_ORDER_BOUNDS.min || amount > X402_ORDER_BOUNDS.max) {
+    throw new DomainError('invalid_input', 'items: an x402 order totals between 0.10 and 100,000 USDC', { field: 'items', amount: amount.toString() });
+  }
+
+  const gate = await requirePayment(deps, headers, {
+    resource: `${deps.settings.baseUrl}/api/x402/orders`,
+    description: `Order from ${merchant.shop.branding.name || request.shopSlug}`,
+    payTo: split.address.toLowerCase(),
+    amount,
+  });
+  if (gate.kind !== 'paid') return { status: gate.reply.status, body: gate.reply.body, headers: gate.reply.headers };
+
+  // The receipt's id follows from the proof: a run cut short after settlement and let through again
+  // (see GateOutcome) finds the receipt it made, so one payment never makes two receipts.
+  const receipt = await storePricedReceipt(deps, { wallet, subscriptionId: await shopSigningKey(deps, wallet) }, merchant, split, {
+    lines,
+    jurisdictionCode: request.jurisdictionCode,
+    source: 'order',
+    receiptId: newReceiptId(createHash('sha256').update(gate.proofKey).digest('hex').slice(0, 16)),
+  });
+  const now = deps.clock.now();
+  const record: PaymentRecord = { txHash: gate.transaction, token: 'USDC', payer: gate.payer, amount: amount.toString(), expected: amount.toString(), blockNumber: 0, outcome: 'paid', at: now };
+  const outcome = await changeStatus(deps, {
+    wallet,
+    receiptId: receipt.receiptId,
+    status: 'paid',
+    actor: 'service',
+    facts: { transactionHash: gate.transaction, buyerWallet: gate.payer, token: 'USDC', amountPaid: amount.toString(), amountOverpaid: null, paidAt: now, payments: [record] },
+  });
+  await commitStock(deps, wallet, receipt.receiptId);
+  const answer = {
+    ok: true as const,
+    receipt: { receiptId: receipt.receiptId, totalUsd: outcome.receipt.totalUsd, lineItems: outcome.receipt.lineItems, status: 'paid' as const, transactionHash: gate.transaction },
+  };
+  const paid = { status: 200, body: answer, headers: gate.responseHeaders };
+  await rememberAnswer(deps, gate.proofKey, paid);
+  return paid;
+};

@@ -1,0 +1,106 @@
+/**
+ * `POST /api/x402/subscribe`: an agent buys itself an API key. `starter` is free and needs only a
+ * proof of the wallet (sign-in-with-x), one per wallet; `pro` and `enterprise` are paid in USDC to
+ * the platform's recipient and set the wallet's plan for 30 days (paying again extends it), so the
+ * keys the wallet makes later come on that plan too. The key is in this answer and nowhere else.
+ */
+import { DomainError, describeZodError } from '../../domain/errors';
+import { currentPlanOf, newMerchant, type Merchant } from '../../domain/merchant';
+import { scopes } from '../../domain/subscription';
+import {
+  SUBSCRIPTION_TERM_MS,
+  X402_SUBSCRIPTION_BOUNDS,
+  X402SubscribeRequest,
+  starterClaimId,
+  subscriptionPrices,
+  usdcOfCents,
+  type SubscriptionPlan,
+} from '../../domain/x402-requests';
+import { DuplicateKeyError } from '../../ports/errors';
+import { createMerchantKey } from '../api-keys';
+import type { AppDeps } from '../deps';
+import { withEtagRetry, isEtagMismatchOrDuplicate } from '../etag-retry';
+import { rememberAnswer, requirePayment } from './gate';
+import { verifySignInWithX } from './siwx';
+
+const parse = (body: unknown) => {
+  const parsed = X402SubscribeRequest.safeParse(body);
+  if (!parsed.success) {
+    const { field, message } = describeZodError(parsed.error);
+    throw new DomainError('invalid_input', message, { field });
+  }
+  return parsed.data;
+};
+
+/** Sets (or extends) the wallet's paid plan: a renewal adds a term to what is left of the current one. */
+const extendPlan = (deps: Pick<AppDeps, 'merchants' | 'clock'>, wallet: string, plan: Exclude<SubscriptionPlan, 'starter'>) =>
+  withEtagRetry<number>(
+    async ({ write }) => {
+      const now = deps.clock.now();
+      const stored = await deps.merchants.get(wallet, wallet);
+      const merchant: Merchant = stored?.value ?? newMerchant(wallet, now);
+      const running = merchant.plan && merchant.plan.name === plan && merchant.plan.expiresAt !== null && merchant.plan.expiresAt > now ? merchant.plan.expiresAt : now;
+      const expiresAt = running + SUBSCRIPTION_TERM_MS;
+      const next: Merchant = { ...merchant, plan: { name: plan, expiresAt, source: 'x402' }, updatedAt: now };
+      await write(() => (stored ? deps.merchants.replace(wallet, next, stored.etag) : deps.merchants.create(wallet, next)));
+      return expiresAt;
+    },
+    {
+      retryOn: isEtagMismatchOrDuplicate,
+      exhausted: () => {
+        throw new DomainError('conflict', 'the wallet kept changing; try again');
+      },
+    },
+  );
+
+const result = (plan: SubscriptionPlan, key: { key: { id: string }; apiKey: string }, expiresAt: number | null, message: string) => ({
+  ok: true,
+  plan,
+  priceUsd: subscriptionPrices[plan],
+  subscriptionId: key.key.id,
+  apiKey: key.apiKey,
+  message,
+  expiresAt,
+});
+
+export const x402Subscribe = async (deps: AppDeps, headers: { get(name: string): string | null }, body: unknown) => {
+  const { planKey } = parse(body);
+  const resource = `${deps.settings.baseUrl}/api/x402/subscribe`;
+
+  if (planKey === 'starter') {
+    const proof = await verifySignInWithX(deps, headers, { resource });
+    if (!proof) throw new DomainError('unauthorized', 'the starter plan is free but needs a sign-in-with-x proof of the wallet (header SIGN-IN-WITH-X)');
+    const wallet = proof.wallet.toLowerCase();
+    const claimId = starterClaimId(wallet);
+    try {
+      await deps.claims.create(claimId, { id: claimId, owner: wallet, createdAt: deps.clock.now() });
+    } catch (error) {
+      if (error instanceof DuplicateKeyError) throw new DomainError('conflict', 'this wallet already has its starter key', { field: 'planKey' });
+      throw error;
+    }
+    const merchant = (await deps.merchants.get(wallet, wallet))?.value;
+    if (merchant && currentPlanOf(merchant, deps.clock.now()) !== 'starter') {
+      throw new DomainError('conflict', `this wallet is on the ${currentPlanOf(merchant, deps.clock.now())} plan already`, { field: 'planKey' });
+    }
+    const key = await createMerchantKey(deps, wallet, { scopes: [...scopes] });
+    return { status: 200, body: result('starter', key, null, 'Starter key issued: keep it, it is shown once. It is also the webhook signing secret.'), headers: {} };
+  }
+
+  const payTo = deps.settings.platformWallet;
+  if (!payTo) throw new DomainError('platform_recipient_not_configured', 'the platform recipient is not set up on this deployment');
+  const amount = usdcOfCents(subscriptionPrices[planKey] * 100);
+  if (amount < X402_SUBSCRIPTION_BOUNDS.min || amount > X402_SUBSCRIPTION_BOUNDS.max) throw new Error(`the ${planKey} price is outside the subscription bounds`);
+  const gate = await requirePayment(deps, headers, { resource, description: `The ${planKey} plan for 30 days`, payTo: payTo.toLowerCase(), amount });
+  if (gate.kind !== 'paid') return { status: gate.reply.status, body: gate.reply.body, headers: gate.reply.headers };
+
+  const wallet = gate.payer.toLowerCase();
+  const expiresAt = await extendPlan(deps, wallet, planKey);
+  const key = await createMerchantKey(deps, wallet, { scopes: [...scopes] });
+  const paid = {
+    status: 200,
+    body: result(planKey, key, expiresAt, `The ${planKey} plan runs until ${new Date(expiresAt).toISOString()}; pay again to extend it. Keep the key: it is shown once.`),
+    headers: gate.responseHeaders,
+  };
+  await rememberAnswer(deps, gate.proofKey, paid);
+  return paid;
+};
