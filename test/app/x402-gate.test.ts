@@ -244,6 +244,17 @@ describe('a paid call', () => {
     expect(decodePaymentResponseHeader(outcome.responseHeaders['X-PAYMENT-RESPONSE']!)).toMatchObject({ success: true, transaction: outcome.transaction, network: `eip155:${local.chainId}` });
   });
 
+  it('is settled as it was checked: keys beside the authorization (a Permit2 one, say) never reach the facilitator', async () => {
+    const deps = depsWith();
+    const resource = resourceFor();
+    const payer = await newPayer();
+    const proof = await v1Proof(payer, { to: resource.payTo });
+    const steered = { ...proof, payload: { ...proof.payload, permit2Authorization: { from: payer.address, spender: Wallet.createRandom().address } } };
+    const outcome = await requirePayment(deps, headers(v1Header(steered)), resource);
+    expect(outcome.kind).toBe('paid');
+    expect(await balanceOf(resource.payTo)).toBe(PRICE);
+  });
+
   it('the same proof sent 20 times at once settles once: one transfer; the others get the 200 again or 409 while it runs, never a 500', async () => {
     const deps = depsWith();
     const resource = resourceFor();

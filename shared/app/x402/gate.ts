@@ -171,8 +171,9 @@ const readProof = (decoded: PaymentPayload | PaymentPayloadV1, version: 1 | 2, o
   if (!exact.success) return 'invalid_payment';
   return {
     version,
-    // The requirements it is settled against are ours, which it was just found to match.
-    payload: { x402Version: 2, resource: { url: resource.resource, description: resource.description, mimeType: 'application/json' }, accepted: offer.requirements, payload: decoded.payload },
+    // Settled as checked: against our requirements, which it was just found to match, and with the
+    // authorization read here only (nothing else in the payload can steer the facilitator elsewhere).
+    payload: { x402Version: 2, resource: { url: resource.resource, description: resource.description, mimeType: 'application/json' }, accepted: offer.requirements, payload: exact.data },
     authorization: exact.data.authorization,
     signature: exact.data.signature.toLowerCase(),
   };
