@@ -8,8 +8,7 @@ import { setEthUsdPrice } from '../../scripts/local/feed';
 import { testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
 import { createProvider } from '../../shared/adapters/evm/provider';
 import { startReceiver } from '../support/receiver';
-import { signedSignIn } from '../support/siwe';
-import { call, stackEnv, startStack, stopStack, waitFor, type StartedStack } from '../support/stack';
+import { call, signedInPost, stackEnv, startStack, stopStack, waitFor, type StartedStack } from '../support/stack';
 
 /**
  * Buyers paying on `npm start`, over HTTP, on its anvil chain: quote, pay from a funded test account,
@@ -206,25 +205,8 @@ describe('paying a receipt on the local stack', () => {
 });
 
 describe('after payment on the local stack', () => {
-  /** The demo merchant (anvil account 1) signed in: its session cookie and CSRF token. */
-  const merchantSession = async () => {
-    const origin = stack.baseUrl;
-    const host = new URL(origin).host;
-    const { nonce } = (await call(stack.baseUrl, '/api/auth/nonce')).json as { nonce: string };
-    const login = await fetch(`${stack.baseUrl}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(await signedSignIn(new Wallet(ANVIL_ACCOUNTS[1].privateKey), { nonce, domain: host, uri: origin })),
-    });
-    expect(login.status).toBe(200);
-    const cookie = login.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ');
-    const { csrfToken } = (await login.json()) as { csrfToken: string };
-    return (path: string, body: unknown) =>
-      fetch(`${stack.baseUrl}${path}`, { method: 'POST', headers: { cookie, 'x-csrf-token': csrfToken, origin, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (response) => ({
-        status: response.status,
-        json: (await response.json()) as Record<string, unknown>,
-      }));
-  };
+  /** The demo merchant (anvil account 1) signed in. */
+  const merchantSession = () => signedInPost(stack.baseUrl, ANVIL_ACCOUNTS[1].privateKey);
 
   it('distribute → reconciled, with the payees paid their shares on chain', async () => {
     const id = await newReceipt(undefined, 100);

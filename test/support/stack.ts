@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import { Wallet } from 'ethers';
+import { signedSignIn } from './siwe';
 
 /** Runs `npm start` (scripts/start.ts) as a child process, as a user would, in a data folder of its own. */
 export const root = resolve(__dirname, '../..');
@@ -48,4 +50,25 @@ export const call = async (baseUrl: string, path: string, init: { method?: strin
     ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
   });
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+};
+
+/**
+ * A wallet signed in to a running stack over HTTP (Sign-In with Ethereum, the stack's own domain):
+ * answers a POST with the session cookie, the CSRF header and the site's Origin.
+ */
+export const signedInPost = async (baseUrl: string, privateKey: string) => {
+  const { nonce } = (await call(baseUrl, '/api/auth/nonce')).json as { nonce: string };
+  const login = await fetch(`${baseUrl}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(await signedSignIn(new Wallet(privateKey), { nonce, domain: new URL(baseUrl).host, uri: baseUrl })),
+  });
+  if (login.status !== 200) throw new Error(`sign-in failed: ${login.status} ${await login.text()}`);
+  const cookie = login.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ');
+  const { csrfToken } = (await login.json()) as { csrfToken: string };
+  return (path: string, body: unknown) =>
+    fetch(`${baseUrl}${path}`, { method: 'POST', headers: { cookie, 'x-csrf-token': csrfToken, origin: baseUrl, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (response) => ({
+      status: response.status,
+      json: (await response.json()) as Record<string, unknown>,
+    }));
 };

@@ -108,7 +108,8 @@ interface Offer {
 }
 
 const offerFor = async (deps: AppDeps, resource: PaidResource): Promise<Offer> => {
-  if (resource.amount <= 0n) throw new Error(`an x402 price must be positive (${resource.resource})`);
+  // Free only as a sign-in offer (the starter plan): nothing is paid, the challenge carries sign-in-with-x.
+  if (resource.amount < 0n || (resource.amount === 0n && !resource.extensions?.signInWithX)) throw new Error(`an x402 price must be positive (${resource.resource})`);
   const usdc = deps.settings.tokens.find((token) => token.symbol === 'USDC')?.address.toLowerCase();
   if (!usdc) throw new DependencyUnavailableError('x402', 'x402 payments are in USDC, which this deployment does not configure (USDC_ADDRESS)');
   const network = caip2Network(deps.settings.chainId);

@@ -17,11 +17,15 @@ import {
   type SubscriptionPlan,
 } from '../../domain/x402-requests';
 import { DuplicateKeyError } from '../../ports/errors';
+import { ZERO_ADDRESS } from '../../domain/payment';
 import { createMerchantKey } from '../api-keys';
 import type { AppDeps } from '../deps';
 import { withEtagRetry, isEtagMismatchOrDuplicate } from '../etag-retry';
 import { rememberAnswer, requirePayment } from './gate';
 import { verifySignInWithX } from './siwx';
+
+/** Headers with nothing in them: a challenge is asked for without reading any proof. */
+const NO_HEADERS = { get: () => null };
 
 const parse = (body: unknown) => {
   const parsed = X402SubscribeRequest.safeParse(body);
@@ -69,7 +73,13 @@ export const x402Subscribe = async (deps: AppDeps, headers: { get(name: string):
 
   if (planKey === 'starter') {
     const proof = await verifySignInWithX(deps, headers, { resource });
-    if (!proof) throw new DomainError('unauthorized', 'the starter plan is free but needs a sign-in-with-x proof of the wallet (header SIGN-IN-WITH-X)');
+    if (!proof) {
+      // Free, but the wallet must prove itself: the 402 offers sign-in-with-x (its nonce, domain and
+      // statement in the challenge's extensions) and asks for no payment; a payment proof is not read.
+      const offer = await requirePayment(deps, NO_HEADERS, { resource, description: 'The starter plan: free, one per wallet, with a sign-in-with-x proof', payTo: (deps.settings.platformWallet ?? ZERO_ADDRESS).toLowerCase(), amount: 0n, extensions: { signInWithX: true } });
+      if (offer.kind === 'challenge') return { status: offer.reply.status, body: offer.reply.body, headers: offer.reply.headers };
+      throw new DomainError('unauthorized', 'the starter plan needs a sign-in-with-x proof of the wallet (header SIGN-IN-WITH-X)');
+    }
     const wallet = proof.wallet.toLowerCase();
     const claimId = starterClaimId(wallet);
     try {
