@@ -1,5 +1,6 @@
 import { directoryEntryOf, withDirectoryFields, type DirectoryQuery, type DirectoryResponse } from '../domain/directory';
 import type { AppDeps } from './deps';
+import { verifySignInWithX } from './x402/siwx';
 import { updateMerchant } from './merchants';
 
 /**
@@ -36,4 +37,17 @@ export const refreshDirectoryFields = async (deps: Pick<AppDeps, 'merchants' | '
   if (derived.directoryListed === stored.value.directoryListed && derived.directorySearchText === stored.value.directorySearchText) return false;
   await updateMerchant(deps, wallet, (merchant) => ({ merchant, result: undefined }));
   return true;
+};
+
+/**
+ * The directory as a caller sees it: with a valid sign-in-with-x proof (header `SIGN-IN-WITH-X`) the
+ * caller's own shop is marked; a proof that does not hold is refused (401), not ignored.
+ */
+export const directoryFor = async (
+  deps: Pick<AppDeps, 'merchants' | 'settings'> & Parameters<typeof verifySignInWithX>[0],
+  headers: { get(name: string): string | null },
+  query: DirectoryQuery,
+) => {
+  const proof = await verifySignInWithX(deps, headers, { resource: `${deps.settings.baseUrl}/api/directory/shops` });
+  return listDirectory(deps, query, proof?.wallet);
 };

@@ -275,7 +275,7 @@ export const routes = {
     summary: 'The public shop directory: listed shops with a deployed split, searched and filtered, ordered by slug, a window at a time',
     query: DirectoryQuery,
     response: DirectoryResponse,
-    errors: ['invalid_input'],
+    errors: ['invalid_input', 'unauthorized'],
   }),
   taxCatalog: route({
     name: 'tax-catalog',

@@ -129,6 +129,20 @@ describe('agents on the local stack', () => {
     expect(bad.status).toBe(401);
   }, 60_000);
 
+  it('the directory marks the caller’s own shop when it signs in with x', async () => {
+    const merchant = privateKeyToAccount(ANVIL_ACCOUNTS[1].privateKey as `0x${string}`);
+    const offer = await post('/api/x402/subscribe', { planKey: 'starter' });
+    const extension = decodePaymentRequiredHeader(offer.headers.get('PAYMENT-REQUIRED')!).extensions?.['sign-in-with-x'] as { info: Omit<CompleteSIWxInfo, 'chainId' | 'type'>; supportedChains: Array<{ chainId: string }> };
+    const directoryUrl = `${stack.baseUrl}/api/directory/shops`;
+    const info: CompleteSIWxInfo = { ...extension.info, uri: directoryUrl, chainId: extension.supportedChains[0]!.chainId, type: 'eip191' };
+    const proof = encodeSIWxHeader(await createSIWxPayload(info, merchant, directoryUrl));
+    const signedIn = (await (await fetch(directoryUrl, { headers: { 'SIGN-IN-WITH-X': proof } })).json()) as { directory: Array<{ slug: string; own?: boolean }> };
+    expect(signedIn.directory.find((shop) => shop.slug === 'demo-coffee')).toMatchObject({ own: true });
+    const anonymous = (await (await fetch(directoryUrl)).json()) as { directory: Array<{ slug: string; own?: boolean }> };
+    expect(anonymous.directory.find((shop) => shop.slug === 'demo-coffee')?.own).toBeUndefined();
+    expect((await fetch(directoryUrl, { headers: { 'SIGN-IN-WITH-X': 'forged' } })).status).toBe(401);
+  }, 30_000);
+
   it('orders that cannot be priced answer their 4xx before any challenge', async () => {
     for (const [body, status, error] of [
       [{ shopSlug: 'no-such-shop', items: [{ sku: 'X', qty: 1 }] }, 404, 'not_found'],
