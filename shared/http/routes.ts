@@ -620,7 +620,7 @@ export const routes = {
     body: OrderBody,
     documentedBody: X402OrderRequest,
     response: X402ReceiptAnswer,
-    errors: ['not_found', 'split_required', 'items_required', 'inventory_item_not_found', 'insufficient_stock', 'invalid_input', 'payment_required', 'conflict'],
+    errors: ['not_found', 'split_required', 'items_required', 'inventory_item_not_found', 'insufficient_stock', 'invalid_input', 'payment_required', 'conflict', 'service_unavailable'],
   }),
   x402Subscribe: route({
     name: 'x402-subscribe',
@@ -631,7 +631,7 @@ export const routes = {
     body: OrderBody,
     documentedBody: X402SubscribeRequest,
     response: SubscriptionResult,
-    errors: ['invalid_input', 'unauthorized', 'conflict', 'platform_recipient_not_configured', 'payment_required'],
+    errors: ['invalid_input', 'unauthorized', 'conflict', 'platform_recipient_not_configured', 'payment_required', 'service_unavailable'],
   }),
 };
 
