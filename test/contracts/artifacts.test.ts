@@ -27,5 +27,6 @@ describe('contract artifacts', () => {
       // Byte for byte, too: the build is deterministic, so a diff in git means a real change.
       expect(ours, file).toBe(theirs);
     }
-  });
+    // A full solc-js compile: seconds alone, far more on a busy two-core machine.
+  }, 180_000);
 });
