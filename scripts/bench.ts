@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: request rate and latency of the service against a bare node:http server that
  * answers a JSON body of the same size (this machine's ceiling), on the memory store and on the
- * Cosmos protocol server, plus the bundled app's import time and payment figures (scripts/bench/payments.ts).
+ * Cosmos protocol server, plus the bundled app's import time, payment figures (scripts/bench/payments.ts)
+ * and x402 figures (scripts/bench/x402.ts).
  * Figures to report, not a pass/fail test.
  * `npm run bench -- --help` lists the environment knobs.
  */
@@ -16,6 +17,7 @@ import autocannon from 'autocannon';
 import { UsageError, parseCommandLine, runCli } from './cli';
 import { measureInProcess } from './bench/in-process';
 import { measurePayments, printPayments } from './bench/payments';
+import { measureX402, printX402 } from './bench/x402';
 
 const root = resolve(__dirname, '..');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -34,13 +36,17 @@ latency from a status change to the receiver; the in-process cost of one handler
 host makes it (inventory page, order pricing); and the import time of the bundled app. Builds dist/
 first. Then payments, on a local stack with its anvil chain: a mined USDC payment to paid when its hash
 is reported and when only the watcher finds it, paid to the signed webhook, the portal page against a
-bare server answering the same page, and the portal script's size gzipped. Figures to report, not a
+bare server answering the same page, and the portal script's size gzipped. Then x402, on another
+local stack: the 402 challenge of POST /api/x402/orders against @x402/express's paymentMiddleware
+answering the same challenge (ours again on the memory store), and payment proofs checked a second on
+one core (the signature alone, and the settler's verify on the local chain). Figures to report, not a
 pass/fail test; it takes a few minutes.
 
 Environment:
   BENCH_CONNECTIONS   concurrent connections in each load scenario (default 50)
   BENCH_SECONDS       how long each load scenario runs, in seconds (default 8)
-  BENCH_ONLY          payments: the payment figures alone (no build, no other scenario)
+  BENCH_ONLY          payments: the payment figures alone (no build, no other scenario);
+                      x402: the x402 figures alone (no build, no other scenario)
 
 Exit status: 0 measured, 1 failed, 2 bad usage.`;
 
@@ -49,7 +55,7 @@ const checkKnobs = () => {
   for (const [name, value] of [['BENCH_CONNECTIONS', CONNECTIONS], ['BENCH_SECONDS', DURATION_S]] as const) {
     if (!Number.isInteger(value) || value < 1) throw new UsageError(`${name}: must be a whole number of at least 1, not ${JSON.stringify(process.env[name])}`);
   }
-  if (ONLY !== undefined && ONLY !== 'payments') throw new UsageError(`BENCH_ONLY: must be payments, not ${JSON.stringify(ONLY)}`);
+  if (ONLY !== undefined && ONLY !== 'payments' && ONLY !== 'x402') throw new UsageError(`BENCH_ONLY: must be payments or x402, not ${JSON.stringify(ONLY)}`);
 };
 const LIST_PATH = '/api/inventory?category=cat-3&stock=in&sort=priceUsd&order=asc&limit=50';
 
@@ -168,6 +174,7 @@ const main = async () => {
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
   checkKnobs();
   if (ONLY === 'payments') return printPayments(await measurePayments(CONNECTIONS, DURATION_S));
+  if (ONLY === 'x402') return printX402(await measureX402(CONNECTIONS, DURATION_S));
   execFileSync('node', ['scripts/build.mjs', '--bench'], { cwd: root, stdio: 'inherit' });
   const rows: Row[] = [];
   const scenarios = async (store: 'memory' | 'cosmos') => {
@@ -206,6 +213,7 @@ const main = async () => {
   const imports = importTime();
   const inProcess = await measureInProcess(ITEMS);
   const payments = await measurePayments(CONNECTIONS, DURATION_S);
+  const x402 = await measureX402(CONNECTIONS, DURATION_S);
   console.log(`\n${CONNECTIONS} connections, ${DURATION_S} s each, on ${require('node:os').cpus().length} cores\n`);
   console.log(['scenario'.padEnd(58), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'vs bare'.padStart(8), 'non-2xx'.padStart(8)].join(''));
   for (const row of rows) {
@@ -226,6 +234,7 @@ const main = async () => {
   console.log(`\nin-process handler call, as the Functions host makes it (new HttpRequest, memory store, median): inventory page ${inProcess.inventoryPage.toFixed(0)} µs, order pricing ${inProcess.orderPricing.toFixed(0)} µs`);
   console.log(`\nimport time (median of 11): node -e 0 ${imports.bare.toFixed(0)} ms; bundled app ${imports.bundle.toFixed(0)} ms (+${(imports.bundle - imports.bare).toFixed(0)} ms)`);
   printPayments(payments);
+  printX402(x402);
 };
 
 runCli(usage, main, (error) => console.error(error));
