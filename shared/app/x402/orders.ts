@@ -14,7 +14,9 @@ import type { AppDeps } from '../deps';
 import { prepareOrder, priceLines, storePricedReceipt } from '../orders';
 import { changeStatus } from '../receipt-status';
 import { commitStock } from '../payments/stock';
-import { rememberAnswer, requirePayment } from './gate';
+import { BoundedCache } from '../bounded-cache';
+import { X402_HEADERS } from '../../domain/x402';
+import { rememberAnswer, requirePayment, type GateReply } from './gate';
 
 const parse = (body: unknown) => {
   const items = (body as { items?: unknown } | null)?.items;
@@ -33,8 +35,26 @@ const shopSigningKey = async (deps: Pick<AppDeps, 'subscriptions'>, wallet: stri
   return active.sort((a, b) => b.createdAt - a.createdAt)[0]?.id ?? null;
 };
 
+/**
+ * Challenges recently answered, by order: a challenge is only an offer (a proof is checked against
+ * the price at the time it comes), so the same order asked again within a moment gets the same
+ * offer without its store reads. Bounded in entries and bytes, as every cache here.
+ */
+const recentChallenges = new WeakMap<object, BoundedCache<GateReply>>();
+const CHALLENGE_TTL_MS = 2_000;
+const CHALLENGE_CACHE_LIMITS = { maxEntries: 1_000, maxBytes: 4 * 1024 * 1024, sizeOf: (reply: GateReply) => 2 * JSON.stringify(reply).length };
+
+const carriesProof = (headers: { get(name: string): string | null }) =>
+  [X402_HEADERS.paymentV1, X402_HEADERS.paymentV2].some((name) => headers.get(name) !== null);
+
 export const x402Order = async (deps: AppDeps, headers: { get(name: string): string | null }, body: unknown) => {
   const request = parse(body);
+  let cache = recentChallenges.get(deps.claims);
+  if (!cache) recentChallenges.set(deps.claims, (cache = new BoundedCache(CHALLENGE_CACHE_LIMITS)));
+  const key = JSON.stringify([request.shopSlug, request.items, request.jurisdictionCode ?? null]);
+  const offered = carriesProof(headers) ? undefined : cache.get(key);
+  if (offered && deps.clock.now() - offered.at < CHALLENGE_TTL_MS) return offered.value;
+
   const claim = await deps.claims.get(slugClaimId(request.shopSlug), slugClaimId(request.shopSlug));
   if (!claim) throw new DomainError('not_found', `no shop ${request.shopSlug}`, { field: 'shopSlug' });
   const wallet = claim.value.owner;
@@ -51,7 +71,8 @@ export const x402Order = async (deps: AppDeps, headers: { get(name: string): str
     payTo: split.address.toLowerCase(),
     amount,
   });
-  if (gate.kind !== 'paid') return { status: gate.reply.status, body: gate.reply.body, headers: gate.reply.headers };
+  if (gate.kind === 'challenge' && !carriesProof(headers)) cache.set(key, gate.reply, deps.clock.now());
+  if (gate.kind !== 'paid') return gate.reply;
 
   // The receipt's id follows from the proof: a run cut short after settlement and let through again
   // (see GateOutcome) finds the receipt it made, so one payment never makes two receipts.
