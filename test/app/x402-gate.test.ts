@@ -305,6 +305,42 @@ describe('a settled proof without an answer', () => {
   });
 });
 
+describe('a replay of a settled proof asks what it paid for', () => {
+  it('the same signature re-enveloped for a higher amount, sent to a dearer resource or to another URL is refused, and not let through again', async () => {
+    let offset = 0;
+    const deps = depsWith({ clock: { now: () => Date.now() + offset } });
+    const resource = resourceFor();
+    const payer = await newPayer();
+    const v1 = await v1Proof(payer, { to: resource.payTo });
+    const first = await requirePayment(deps, headers(v1Header(v1)), resource);
+    if (first.kind !== 'paid') throw new Error(`not paid: ${first.kind}`);
+    // The run crashed before rememberAnswer, and its lease has passed.
+    offset = ANSWER_LEASE_MS + 1_000;
+    const dearer = { ...resource, amount: PRICE * 10n };
+    const raised = { ...v1, payload: { ...v1.payload, authorization: { ...v1.payload.authorization, value: String(PRICE * 10n) } } };
+    expect(challenged(await requirePayment(deps, headers(v1Header(raised)), dearer)).body).toMatchObject({ error: 'amount_mismatch' });
+    // The very proof, at a dearer price: its authorization pays less than asked.
+    expect(challenged(await requirePayment(deps, headers(v1Header(v1)), dearer)).body).toMatchObject({ error: 'amount_mismatch' });
+    // v2: the envelope and the authorization both raised.
+    const v2 = {
+      x402Version: 2,
+      resource: { url: ORDERS, description: 'An order', mimeType: 'application/json' },
+      accepted: { scheme: 'exact', network: `eip155:${local.chainId}`, amount: String(PRICE * 10n), asset: usdcAddress, payTo: resource.payTo, maxTimeoutSeconds: 120, extra: { name: 'USD Coin', version: '2' } },
+      payload: raised.payload,
+    };
+    expect(challenged(await requirePayment(deps, headers(v2Header(v2)), dearer)).body).toMatchObject({ error: 'amount_mismatch' });
+    // The same terms for another resource.
+    const elsewhere = { ...resource, resource: `${BASE_URL}/api/x402/subscribe` };
+    expect(challenged(await requirePayment(deps, headers(v1Header(v1)), elsewhere)).body).toMatchObject({ error: 'resource_mismatch' });
+    // A validity window changed around the signature, at the same price.
+    const stretched = { ...v1, payload: { ...v1.payload, authorization: { ...v1.payload.authorization, validAfter: '1' } } };
+    expect(challenged(await requirePayment(deps, headers(v1Header(stretched)), resource)).body).toMatchObject({ error: 'invalid_payment' });
+    // The very proof for what it paid is still let through, under its key.
+    expect(await requirePayment(deps, headers(v1Header(v1)), resource)).toEqual(first);
+    expect(await balanceOf(resource.payTo)).toBe(PRICE);
+  });
+});
+
 describe('a settlement whose facilitator throws', () => {
   it('answers 503 and lets the same proof come again (the token spends an authorization once at most)', async () => {
     const broken: PaymentSettler = {

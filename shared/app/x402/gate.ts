@@ -9,6 +9,7 @@
  * runs). No refusal charges anything: every check comes before the settlement, and a settlement
  * that fails moves nothing.
  */
+import { createHash } from 'node:crypto';
 import { DomainError } from '../../domain/errors';
 import {
   ExactEvmPayload,
@@ -78,6 +79,11 @@ const RECORD_GRACE_MS = 24 * 60 * 60 * 1000;
 interface ProofRecord extends Claim {
   /** `owner`: the resource the proof paid for. The proof's signature, lower-case: a replay is this very proof. */
   signature: string;
+  /** What it paid (lower-case recipient, atomic units): a replay must be asked the same. */
+  payTo?: string;
+  amount?: string;
+  /** A hash of the authorization and the resource: a replay must carry the very same. */
+  terms?: string;
   state: 'settling' | 'settled' | 'failed';
   transaction?: string;
   payer?: string;
@@ -188,6 +194,33 @@ const unavailable = (error: unknown) =>
 
 const stillRunning = () => new DomainError('conflict', 'this payment is being settled: send the same proof again shortly for its answer');
 
+/** A hash of what a proof says it pays, and for what: its authorization's fields and the resource. */
+const termsOf = (authorization: Proof['authorization'], resource: string) =>
+  createHash('sha256')
+    .update(
+      JSON.stringify([
+        authorization.from.toLowerCase(),
+        authorization.to.toLowerCase(),
+        BigInt(authorization.value).toString(),
+        BigInt(authorization.validAfter).toString(),
+        BigInt(authorization.validBefore).toString(),
+        authorization.nonce.toLowerCase(),
+        resource,
+      ]),
+    )
+    .digest('hex');
+
+/** Why a proof whose authorization has a record does not match it (what it pays, or for what); undefined when it does. */
+const recordMismatch = (record: ProofRecord, proof: Proof, resource: PaidResource): PaymentRefusal | undefined => {
+  if (record.owner !== resource.resource) return 'resource_mismatch';
+  // A record written before these were kept: only its stored answer is given again (see answerFromRecord).
+  if (record.payTo === undefined || record.amount === undefined || record.terms === undefined) return undefined;
+  if (record.payTo !== resource.payTo) return 'recipient_mismatch';
+  if (record.amount !== resource.amount.toString()) return 'amount_mismatch';
+  if (record.terms !== termsOf(proof.authorization, resource.resource)) return 'invalid_payment';
+  return undefined;
+};
+
 const paidOutcome = (record: ProofRecord, proofKey: string): GateOutcome => ({
   kind: 'paid',
   payer: record.payer ?? '',
@@ -203,9 +236,14 @@ const answerFromRecord = async (deps: AppDeps, offer: Offer, proof: Proof, resou
   // Released since (its settler could not be asked): this request is as early as any other.
   if (!stored) throw stillRunning();
   const record = stored.value as ProofRecord;
-  if (record.signature !== proof.signature || record.owner !== resource.resource || record.state === 'failed') return offer.challenge('nonce_used');
+  if (record.signature !== proof.signature || record.state === 'failed') return offer.challenge('nonce_used');
+  // The same signature asked for something else (another resource, recipient or amount, or an authorization changed around it).
+  const mismatch = recordMismatch(record, proof, resource);
+  if (mismatch) return offer.challenge(mismatch);
   if (record.state === 'settling') throw stillRunning();
   if (record.answer) return { kind: 'replay', reply: record.answer };
+  // Without its terms kept, a record cannot tell this proof asks what it paid for: no second run.
+  if (record.terms === undefined) return offer.challenge('nonce_used');
   const now = deps.clock.now();
   if ((record.leaseUntil ?? 0) > now) throw stillRunning();
   // The run it let through left no answer: this replay runs the work again, under the same key.
@@ -240,10 +278,13 @@ export const requirePayment = async (deps: AppDeps, headers: Headers, resource: 
   if (typeof proof === 'string') return offer.challenge(proof);
 
   const { from, nonce, validBefore } = proof.authorization;
+  // What the authorization pays, and to whom, is checked first, replay or not; its validity window only
+  // before settling (a replay of a settled proof gets its answer after the authorization expired).
+  const refusal = checkAuthorization(proof.authorization, { payTo: resource.payTo, amount: resource.amount, nowSeconds: Math.floor(deps.clock.now() / 1000) });
+  if (refusal === 'recipient_mismatch' || refusal === 'amount_mismatch') return offer.challenge(refusal);
   const id = paymentProofClaimId(deps.settings.chainId, offer.usdc, from, nonce);
   if (await deps.claims.get(id, id)) return answerFromRecord(deps, offer, proof, resource, id);
 
-  const refusal = checkAuthorization(proof.authorization, { payTo: resource.payTo, amount: resource.amount, nowSeconds: Math.floor(deps.clock.now() / 1000) });
   if (refusal) return offer.challenge(refusal);
   const verdict = await deps.settler.verify(proof.payload, offer.requirements).catch((error: unknown) => {
     throw unavailable(error);
@@ -259,6 +300,9 @@ export const requirePayment = async (deps: AppDeps, headers: Headers, resource: 
     createdAt: now,
     expiresAt: Number(validBefore) * 1000 + RECORD_GRACE_MS,
     signature: proof.signature,
+    payTo: resource.payTo,
+    amount: resource.amount.toString(),
+    terms: termsOf(proof.authorization, resource.resource),
     state: 'settling',
   };
   let etag: string;
