@@ -36,14 +36,30 @@ const parse = (body: unknown) => {
   return parsed.data;
 };
 
-/** Sets (or extends) the wallet's paid plan: a renewal adds a term to what is left of the current one. */
-const extendPlan = (deps: Pick<AppDeps, 'merchants' | 'clock'>, wallet: string, plan: Exclude<SubscriptionPlan, 'starter'>) =>
-  withEtagRetry<number>(
+const rank = { pro: 1, enterprise: 2 } as const;
+
+/**
+ * Sets (or extends) the wallet's paid plan, once per payment (a claim on the proof): a renewal adds a
+ * term to what is left of the same plan; a plan with no end (granted by a platform admin) at this
+ * level or above is kept as it is. Answers when the plan now ends (null: never).
+ */
+export const extendPlan = async (deps: Pick<AppDeps, 'merchants' | 'claims' | 'clock'>, wallet: string, plan: Exclude<SubscriptionPlan, 'starter'>, proofKey: string) => {
+  const once = `x402-plan:${proofKey}`;
+  try {
+    await deps.claims.create(once, { id: once, owner: wallet, createdAt: deps.clock.now() });
+  } catch (error) {
+    if (!(error instanceof DuplicateKeyError)) throw error;
+    // This payment extended the plan already (a run cut short and let through again): no second term.
+    return (await deps.merchants.get(wallet, wallet))?.value.plan?.expiresAt ?? null;
+  }
+  return withEtagRetry<number | null>(
     async ({ write }) => {
       const now = deps.clock.now();
       const stored = await deps.merchants.get(wallet, wallet);
       const merchant: Merchant = stored?.value ?? newMerchant(wallet, now);
-      const running = merchant.plan && merchant.plan.name === plan && merchant.plan.expiresAt !== null && merchant.plan.expiresAt > now ? merchant.plan.expiresAt : now;
+      const current = merchant.plan;
+      if (current && current.expiresAt === null && rank[current.name as keyof typeof rank] >= rank[plan]) return null;
+      const running = current && current.name === plan && current.expiresAt !== null && current.expiresAt > now ? current.expiresAt : now;
       const expiresAt = running + SUBSCRIPTION_TERM_MS;
       const next: Merchant = { ...merchant, plan: { name: plan, expiresAt, source: 'x402' }, updatedAt: now };
       await write(() => (stored ? deps.merchants.replace(wallet, next, stored.etag) : deps.merchants.create(wallet, next)));
@@ -56,6 +72,7 @@ const extendPlan = (deps: Pick<AppDeps, 'merchants' | 'clock'>, wallet: string, 
       },
     },
   );
+};
 
 const result = (plan: SubscriptionPlan, key: { key: { id: string }; apiKey: string }, expiresAt: number | null, message: string) => ({
   ok: true,
@@ -81,6 +98,10 @@ export const x402Subscribe = async (deps: AppDeps, headers: { get(name: string):
       throw new DomainError('unauthorized', 'the starter plan needs a sign-in-with-x proof of the wallet (header SIGN-IN-WITH-X)');
     }
     const wallet = proof.wallet.toLowerCase();
+    const merchant = (await deps.merchants.get(wallet, wallet))?.value;
+    if (merchant && currentPlanOf(merchant, deps.clock.now()) !== 'starter') {
+      throw new DomainError('conflict', `this wallet is on the ${currentPlanOf(merchant, deps.clock.now())} plan already`, { field: 'planKey' });
+    }
     const claimId = starterClaimId(wallet);
     try {
       await deps.claims.create(claimId, { id: claimId, owner: wallet, createdAt: deps.clock.now() });
@@ -88,11 +109,11 @@ export const x402Subscribe = async (deps: AppDeps, headers: { get(name: string):
       if (error instanceof DuplicateKeyError) throw new DomainError('conflict', 'this wallet already has its starter key', { field: 'planKey' });
       throw error;
     }
-    const merchant = (await deps.merchants.get(wallet, wallet))?.value;
-    if (merchant && currentPlanOf(merchant, deps.clock.now()) !== 'starter') {
-      throw new DomainError('conflict', `this wallet is on the ${currentPlanOf(merchant, deps.clock.now())} plan already`, { field: 'planKey' });
-    }
-    const key = await createMerchantKey(deps, wallet, { scopes: [...scopes] });
+    // The wallet's one starter key is used only when a key is issued.
+    const key = await createMerchantKey(deps, wallet, { scopes: [...scopes] }).catch(async (error: unknown) => {
+      await deps.claims.delete(claimId, claimId).catch(() => false);
+      throw error;
+    });
     return { status: 200, body: result('starter', key, null, 'Starter key issued: keep it, it is shown once. It is also the webhook signing secret.'), headers: {} };
   }
 
@@ -104,11 +125,11 @@ export const x402Subscribe = async (deps: AppDeps, headers: { get(name: string):
   if (gate.kind !== 'paid') return { status: gate.reply.status, body: gate.reply.body, headers: gate.reply.headers };
 
   const wallet = gate.payer.toLowerCase();
-  const expiresAt = await extendPlan(deps, wallet, planKey);
+  const expiresAt = await extendPlan(deps, wallet, planKey, gate.proofKey);
   const key = await createMerchantKey(deps, wallet, { scopes: [...scopes] });
   const paid = {
     status: 200,
-    body: result(planKey, key, expiresAt, `The ${planKey} plan runs until ${new Date(expiresAt).toISOString()}; pay again to extend it. Keep the key: it is shown once.`),
+    body: result(planKey, key, expiresAt, `${expiresAt === null ? `The wallet's ${planKey} plan does not end` : `The ${planKey} plan runs until ${new Date(expiresAt).toISOString()}; pay again to extend it`}. Keep the key: it is shown once.`),
     headers: gate.responseHeaders,
   };
   await rememberAnswer(deps, gate.proofKey, paid);
