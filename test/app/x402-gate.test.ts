@@ -448,6 +448,21 @@ describe('a refused proof answers 402 with its reason, and nothing moves', () =>
     expect(await expectRefused(deps, headers(v1Header(early)), resource, 'authorization_not_yet_valid', funds, early.payload.authorization.nonce)).toBeUndefined();
   });
 
+  it('an authorization valid for far longer than asked: invalid_payment', async () => {
+    const deps = depsWith();
+    const resource = resourceFor();
+    const payer = await newPayer();
+    const now = Math.floor(Date.now() / 1000);
+    const funds = { address: payer.address, funds: 5_000_000n };
+    const forever = await v1Proof(payer, { to: resource.payTo, validBefore: (2n ** 256n - 1n).toString() });
+    expect(await expectRefused(deps, headers(v1Header(forever)), resource, 'invalid_payment', funds, forever.payload.authorization.nonce)).toBeUndefined();
+    const tomorrow = await v1Proof(payer, { to: resource.payTo, validBefore: String(now + 24 * 3600) });
+    expect(await expectRefused(deps, headers(v1Header(tomorrow)), resource, 'invalid_payment', funds, tomorrow.payload.authorization.nonce)).toBeUndefined();
+    // Within the asked timeout and some slack for clocks: settled.
+    const generous = await v1Proof(payer, { to: resource.payTo, validBefore: String(now + 120 + 300) });
+    expect((await requirePayment(deps, headers(v1Header(generous)), resource)).kind).toBe('paid');
+  });
+
   it('a signature not the payer’s: invalid_signature', async () => {
     const deps = depsWith();
     const resource = resourceFor();

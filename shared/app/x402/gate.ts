@@ -72,6 +72,8 @@ export type GateOutcome =
 export const MAX_TIMEOUT_SECONDS = 120;
 /** How long the run a settlement let through has to store its answer before a replay may run it again. */
 export const ANSWER_LEASE_MS = 60_000;
+/** How much further than `MAX_TIMEOUT_SECONDS` a `validBefore` may lie (clocks differ); beyond it the proof is refused. */
+export const VALID_BEFORE_SLACK_SECONDS = 10 * 60;
 /** A proof's record outlives its authorization by this much, for replays of its answer. */
 const RECORD_GRACE_MS = 24 * 60 * 60 * 1000;
 
@@ -286,6 +288,8 @@ export const requirePayment = async (deps: AppDeps, headers: Headers, resource: 
   if (await deps.claims.get(id, id)) return answerFromRecord(deps, offer, proof, resource, id);
 
   if (refusal) return offer.challenge(refusal);
+  // An authorization valid for far longer than asked: its record would outlive what a store keeps.
+  if (BigInt(validBefore) > BigInt(Math.floor(deps.clock.now() / 1000) + MAX_TIMEOUT_SECONDS + VALID_BEFORE_SLACK_SECONDS)) return offer.challenge('invalid_payment');
   const verdict = await deps.settler.verify(proof.payload, offer.requirements).catch((error: unknown) => {
     throw unavailable(error);
   });
