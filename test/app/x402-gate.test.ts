@@ -15,8 +15,13 @@ import { Contract, ContractFactory, NonceManager, Signature, Wallet, hexlify, ra
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import ownedWalletArtifact from '../../contracts/artifacts/OwnedWallet.json';
 import type { AppDeps } from '../../shared/app/deps';
-import { ANSWER_LEASE_MS, rememberAnswer, requirePayment, type GateOutcome, type GateReply, type PaidResource } from '../../shared/app/x402/gate';
+import { ANSWER_LEASE_MS, rememberAnswer, requirePayment, storedAnswerFor, type GateOutcome, type GateReply, type PaidResource } from '../../shared/app/x402/gate';
 import { signInWithXChallenge, verifySignInWithX } from '../../shared/app/x402/siwx';
+import { x402Order } from '../../shared/app/x402/orders';
+import { upsertInventoryItem } from '../../shared/app/inventory-upsert';
+import { InventoryUpsertInput } from '../../shared/domain/inventory';
+import { newMerchant } from '../../shared/domain/merchant';
+import { slugClaimId } from '../../shared/domain/shop';
 import { testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
 import { createProvider } from '../../shared/adapters/evm/provider';
 import { httpSettler } from '../../shared/adapters/x402/http-settler';
@@ -338,6 +343,37 @@ describe('a replay of a settled proof asks what it paid for', () => {
     // The very proof for what it paid is still let through, under its key.
     expect(await requirePayment(deps, headers(v1Header(v1)), resource)).toEqual(first);
     expect(await balanceOf(resource.payTo)).toBe(PRICE);
+  });
+});
+
+describe('a resent proof of an answered order', () => {
+  it('gets its answer again before the order is priced or its stock checked: the last units sold to it are no 409', async () => {
+    const deps = depsWith();
+    const merchant = Wallet.createRandom().address.toLowerCase();
+    const split = Wallet.createRandom().address.toLowerCase();
+    const now = Date.now();
+    await deps.merchants.upsert(merchant, {
+      ...newMerchant(merchant, now),
+      split: { address: split, recipients: [{ address: merchant, bps: 10_000, role: 'merchant' }], platformFeeBps: 0, partnerFeeBps: 0, txHash: `0x${'1'.repeat(64)}`, chainId: local.chainId, deployedAt: now },
+    });
+    const slug = `last-${Date.now()}`;
+    await deps.claims.create(slugClaimId(slug), { id: slugClaimId(slug), owner: merchant, createdAt: now });
+    await upsertInventoryItem(deps, merchant, InventoryUpsertInput.parse({ sku: 'LAST', name: 'The last one', priceUsd: 1.25, stockQty: 1 }));
+    const body = { shopSlug: slug, items: [{ sku: 'LAST', qty: 1 }] };
+    const payer = await newPayer();
+    const resource = resourceFor(split);
+    expect(await storedAnswerFor(deps, headers())).toBeUndefined();
+    const proof = headers(v1Header(await v1Proof(payer, { to: resource.payTo })));
+    expect(await storedAnswerFor(deps, proof)).toBeUndefined();
+    const paid = await x402Order(deps, proof, body);
+    expect(paid.status).toBe(200);
+    expect(await balanceOf(split)).toBe(PRICE);
+    expect(await storedAnswerFor(deps, proof)).toEqual(paid);
+    // The stock is gone, to this very order: its proof again is answered as before.
+    expect(await x402Order(deps, proof, body)).toEqual(paid);
+    // A new order finds none.
+    await expect(x402Order(deps, headers(), body)).rejects.toMatchObject({ code: 'insufficient_stock' });
+    expect(await balanceOf(split)).toBe(PRICE);
   });
 });
 

@@ -350,6 +350,31 @@ export const requirePayment = async (deps: AppDeps, headers: Headers, resource: 
   return paidOutcome(settled, id);
 };
 
+/**
+ * The 200 answer remembered for the proof in `headers`, if it was settled and answered before:
+ * what a use case gives a resent proof before it checks anything else (a price or stock that
+ * changed since concerns new orders, not the one this proof paid for). Undefined otherwise.
+ */
+export const storedAnswerFor = async (deps: AppDeps, headers: Headers): Promise<GateReply | undefined> => {
+  const v2Header = headers.get(X402_HEADERS.paymentV2);
+  const header = v2Header ?? headers.get(X402_HEADERS.paymentV1);
+  if (!header) return undefined;
+  const usdc = deps.settings.tokens.find((token) => token.symbol === 'USDC')?.address.toLowerCase();
+  if (!usdc) return undefined;
+  const decoded = await deps.x402.decodePayment(header);
+  if (!decoded || decoded.x402Version !== (v2Header ? 2 : 1)) return undefined;
+  const exact = ExactEvmPayload.safeParse(decoded.payload);
+  if (!exact.success) return undefined;
+  const { authorization, signature } = exact.data;
+  const id = paymentProofClaimId(deps.settings.chainId, usdc, authorization.from, authorization.nonce);
+  const stored = await deps.claims.get(id, id);
+  const record = stored?.value as ProofRecord | undefined;
+  if (!record?.answer || record.state !== 'settled' || record.signature !== signature.toLowerCase()) return undefined;
+  // The very authorization it paid with, for the resource it paid for (a record without its terms: by signature only).
+  if (record.terms !== undefined && record.terms !== termsOf(authorization, record.owner)) return undefined;
+  return record.answer;
+};
+
 /** Stores the 200 answer for a settled proof, so a replay of the same proof gets it again. */
 export const rememberAnswer = (deps: AppDeps, proofKey: string, reply: { status: number; body: unknown; headers: Record<string, string> }): Promise<void> =>
   withEtagRetry<void>(

@@ -16,7 +16,7 @@ import { changeStatus } from '../receipt-status';
 import { commitStock } from '../payments/stock';
 import { BoundedCache } from '../bounded-cache';
 import { X402_HEADERS } from '../../domain/x402';
-import { rememberAnswer, requirePayment, type GateReply } from './gate';
+import { rememberAnswer, requirePayment, storedAnswerFor, type GateReply } from './gate';
 
 const parse = (body: unknown) => {
   const items = (body as { items?: unknown } | null)?.items;
@@ -49,6 +49,11 @@ const carriesProof = (headers: { get(name: string): string | null }) =>
 
 export const x402Order = async (deps: AppDeps, headers: { get(name: string): string | null }, body: unknown) => {
   const request = parse(body);
+  // A proof answered before gets that answer, whatever the price or stock now.
+  if (carriesProof(headers)) {
+    const answered = await storedAnswerFor(deps, headers);
+    if (answered) return answered;
+  }
   let cache = recentChallenges.get(deps.claims);
   if (!cache) recentChallenges.set(deps.claims, (cache = new BoundedCache(CHALLENGE_CACHE_LIMITS)));
   const key = JSON.stringify([request.shopSlug, request.items, request.jurisdictionCode ?? null]);
