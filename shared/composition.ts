@@ -158,6 +158,7 @@ const x402Adapters = (config: Config): Pick<AppDeps, 'settler' | 'x402'> => {
     encodePaymentResponse: async (settlement) => (await wire()).encodePaymentResponse(settlement),
     decodePayment: async (header) => (await wire()).decodePayment(header),
     tokenDomain: async (token) => (await wire()).tokenDomain(token),
+    authorizationUse: async (token, authorizer, nonce) => (await wire()).authorizationUse(token, authorizer, nonce),
     parseSignInWithX: async (header) => (await wire()).parseSignInWithX(header),
     verifySignInWithX: async (proof) => (await wire()).verifySignInWithX(proof),
     signInWithXSchema: async () => (await wire()).signInWithXSchema(),

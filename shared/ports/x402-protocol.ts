@@ -16,6 +16,11 @@ export interface X402Protocol {
   decodePayment(header: string): Promise<PaymentPayload | PaymentPayloadV1 | undefined>;
   /** The EIP-712 domain a token's EIP-3009 authorizations are signed in, read from its contract (once). */
   tokenDomain(token: string): Promise<{ name: string; version: string }>;
+  /**
+   * Whether an EIP-3009 authorization was used on the token (`authorizationState(authorizer, nonce)`),
+   * and when it was, the transaction that used it if it is still found among the recent blocks.
+   */
+  authorizationUse(token: string, authorizer: string, nonce: string): Promise<{ used: boolean; transaction?: string }>;
   /** A `SIGN-IN-WITH-X` header's proof, checked against the extension's schema; undefined when it is not one. */
   parseSignInWithX(header: string): Promise<SignInWithXPayload | undefined>;
   /**

@@ -15,7 +15,7 @@ import { Contract, ContractFactory, NonceManager, Signature, Wallet, hexlify, ra
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import ownedWalletArtifact from '../../contracts/artifacts/OwnedWallet.json';
 import type { AppDeps } from '../../shared/app/deps';
-import { ANSWER_LEASE_MS, rememberAnswer, requirePayment, storedAnswerFor, type GateOutcome, type GateReply, type PaidResource } from '../../shared/app/x402/gate';
+import { ANSWER_LEASE_MS, SETTLEMENT_LEASE_MS, rememberAnswer, requirePayment, storedAnswerFor, type GateOutcome, type GateReply, type PaidResource } from '../../shared/app/x402/gate';
 import { signInWithXChallenge, verifySignInWithX } from '../../shared/app/x402/siwx';
 import { x402Order } from '../../shared/app/x402/orders';
 import { upsertInventoryItem } from '../../shared/app/inventory-upsert';
@@ -397,6 +397,92 @@ describe('a settlement whose facilitator throws', () => {
     const outcome = await requirePayment({ ...deps, settler }, proof, resource);
     expect(outcome.kind).toBe('paid');
     expect(await balanceOf(resource.payTo)).toBe(PRICE);
+  });
+});
+
+describe('a settlement left pending, or whose settler threw after sending', () => {
+  /** A settler that settles (or not), then answers `settlement_pending` with the transaction it sent. */
+  const pendingSettler = (send: boolean): PaymentSettler & { sent: string[] } => {
+    const sent: string[] = [];
+    return {
+      sent,
+      verify: (payload, requirements) => settler.verify(payload, requirements),
+      settle: async (payload, requirements) => {
+        const transaction = send ? (await settler.settle(payload, requirements)).transaction : `0x${'ab'.repeat(32)}`;
+        sent.push(transaction);
+        return { success: false, errorReason: 'settlement_pending', transaction, network: requirements.network };
+      },
+    };
+  };
+
+  it('mined meanwhile: 409 while its lease runs, then the chain is asked and the proof is paid with the kept transaction, charged once', async () => {
+    let offset = 0;
+    const pending = pendingSettler(true);
+    const deps = depsWith({ settler: pending, clock: { now: () => Date.now() + offset } });
+    const resource = resourceFor();
+    const payer = await newPayer();
+    const proof = headers(v2Header(await clientProof(payer, deps, resource)));
+    await expect(requirePayment(deps, proof, resource)).rejects.toMatchObject({ name: 'DependencyUnavailableError' });
+    await expect(requirePayment(deps, proof, resource)).rejects.toMatchObject({ code: 'conflict' });
+    offset = SETTLEMENT_LEASE_MS + 1_000;
+    const outcome = await requirePayment({ ...deps, settler }, proof, resource);
+    if (outcome.kind !== 'paid') throw new Error(`not paid: ${JSON.stringify(outcome)}`);
+    expect(outcome.transaction).toBe(pending.sent[0]!.toLowerCase());
+    expect(decodePaymentResponseHeader(outcome.responseHeaders['PAYMENT-RESPONSE']!)).toMatchObject({ success: true, transaction: outcome.transaction });
+    expect(await balanceOf(resource.payTo)).toBe(PRICE);
+    expect(await balanceOf(payer.address)).toBe(5_000_000n - PRICE);
+    // Answered, it replays as any other.
+    const answer = { status: 200, body: { ok: true }, headers: outcome.responseHeaders };
+    await rememberAnswer(deps, outcome.proofKey, answer);
+    expect(await requirePayment(deps, proof, resource)).toEqual({ kind: 'replay', reply: answer });
+  });
+
+  it('never sent: once its lease has passed, the proof is settled again while its authorization is valid', async () => {
+    let offset = 0;
+    const deps = depsWith({ settler: pendingSettler(false), clock: { now: () => Date.now() + offset } });
+    const resource = resourceFor();
+    const payer = await newPayer();
+    const v1 = await v1Proof(payer, { to: resource.payTo, validBefore: String(Math.floor(Date.now() / 1000) + 400) });
+    await expect(requirePayment(deps, headers(v1Header(v1)), resource)).rejects.toMatchObject({ name: 'DependencyUnavailableError' });
+    offset = SETTLEMENT_LEASE_MS + 1_000;
+    const outcome = await requirePayment({ ...deps, settler }, headers(v1Header(v1)), resource);
+    expect(outcome.kind).toBe('paid');
+    expect(await balanceOf(resource.payTo)).toBe(PRICE);
+  });
+
+  it('never sent and expired: released, expired_authorization', async () => {
+    let offset = 0;
+    const deps = depsWith({ settler: pendingSettler(false), clock: { now: () => Date.now() + offset } });
+    const resource = resourceFor();
+    const payer = await newPayer();
+    const v1 = await v1Proof(payer, { to: resource.payTo });
+    await expect(requirePayment(deps, headers(v1Header(v1)), resource)).rejects.toMatchObject({ name: 'DependencyUnavailableError' });
+    offset = 10 * 60_000;
+    expect(challenged(await requirePayment({ ...deps, settler }, headers(v1Header(v1)), resource)).body).toMatchObject({ error: 'expired_authorization' });
+    const id = paymentProofClaimId(local.chainId, usdcAddress, payer.address, v1.payload.authorization.nonce);
+    expect(await deps.claims.get(id, id)).toBeUndefined();
+    expect(await balanceOf(resource.payTo)).toBe(0n);
+  });
+
+  it('a settler that throws after its transaction went through: the chain says it was used, and the proof is paid by that transaction', async () => {
+    const sent: string[] = [];
+    const throwing: PaymentSettler = {
+      verify: (payload, requirements) => settler.verify(payload, requirements),
+      settle: async (payload, requirements) => {
+        sent.push((await settler.settle(payload, requirements)).transaction);
+        throw new Error('socket hang up');
+      },
+    };
+    const deps = depsWith({ settler: throwing });
+    const resource = resourceFor();
+    const payer = await newPayer();
+    const proof = headers(v2Header(await clientProof(payer, deps, resource)));
+    const outcome = await requirePayment(deps, proof, resource);
+    if (outcome.kind !== 'paid') throw new Error(`not paid: ${JSON.stringify(outcome)}`);
+    expect(outcome.transaction).toBe(sent[0]!.toLowerCase());
+    expect(await balanceOf(resource.payTo)).toBe(PRICE);
+    // Its run crashed before answering: a resend within the lease waits, as for any settled proof.
+    await expect(requirePayment(deps, proof, resource)).rejects.toMatchObject({ code: 'conflict' });
   });
 });
 

@@ -24,6 +24,13 @@ const domainAbi = parseAbi([
   'function version() view returns (string)',
 ]);
 
+const eip3009Abi = parseAbi([
+  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
+  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
+]);
+/** How far back the transaction that used an authorization is looked for (authorizations live minutes). */
+const AUTHORIZATION_LOOKBACK_BLOCKS = 5_000n;
+
 /** `endpoint`: the chain's RPC, for the token and contract-wallet reads; without one those reads answer 503. */
 export const x402Protocol = (endpoint: ChainEndpoint | undefined): X402Protocol => {
   const client = () => {
@@ -76,6 +83,23 @@ export const x402Protocol = (endpoint: ChainEndpoint | undefined): X402Protocol 
         domain.catch(() => domains.delete(key));
       }
       return domain;
+    },
+    authorizationUse: async (token, authorizer, nonce) => {
+      const chain = client();
+      const address = token.toLowerCase() as Hex;
+      const args = [authorizer.toLowerCase() as Hex, nonce.toLowerCase() as Hex] as const;
+      const used = await chain.readContract({ address, abi: eip3009Abi, functionName: 'authorizationState', args }).catch(unavailable);
+      if (!used) return { used: false };
+      try {
+        const latest = await chain.getBlockNumber();
+        const fromBlock = latest > AUTHORIZATION_LOOKBACK_BLOCKS ? latest - AUTHORIZATION_LOOKBACK_BLOCKS : 0n;
+        const logs = await chain.getLogs({ address, event: eip3009Abi[1], args: { authorizer: args[0], nonce: args[1] }, fromBlock, toBlock: latest });
+        const transaction = logs[0]?.transactionHash?.toLowerCase();
+        return transaction ? { used: true, transaction } : { used: true };
+      } catch {
+        // Used, by a transaction not found here: the caller keeps what it knows of it.
+        return { used: true };
+      }
     },
     parseSignInWithX: async (header) => {
       try {

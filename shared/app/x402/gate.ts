@@ -6,7 +6,8 @@
  *
  * Each authorization (token, payer, nonce) has one record in `claims`, created before settling: of
  * concurrent requests with the same proof one settles, the others wait for its answer (409 while it
- * runs). No refusal charges anything: every check comes before the settlement, and a settlement
+ * runs). A settlement left unfinished (pending, or its settler gone) is finished by the proof's next
+ * coming once its lease has passed, from what the chain says of the authorization. No refusal charges anything: every check comes before the settlement, and a settlement
  * that fails moves nothing.
  */
 import { createHash } from 'node:crypto';
@@ -16,6 +17,7 @@ import {
   SIGN_IN_WITH_X,
   X402_HEADERS,
   caip2Network,
+  SETTLEMENT_MARGIN_SECONDS,
   checkAuthorization,
   paymentProofClaimId,
   refusalOf,
@@ -74,6 +76,11 @@ export const MAX_TIMEOUT_SECONDS = 120;
 export const ANSWER_LEASE_MS = 60_000;
 /** How much further than `MAX_TIMEOUT_SECONDS` a `validBefore` may lie (clocks differ); beyond it the proof is refused. */
 export const VALID_BEFORE_SLACK_SECONDS = 10 * 60;
+/**
+ * How long a settlement may run before the proof's next coming asks the chain how it went (longer
+ * than a settler waits for its transaction to be mined).
+ */
+export const SETTLEMENT_LEASE_MS = 2 * 60_000;
 /** A proof's record outlives its authorization by this much, for replays of its answer. */
 const RECORD_GRACE_MS = 24 * 60 * 60 * 1000;
 
@@ -87,12 +94,16 @@ interface ProofRecord extends Claim {
   /** A hash of the authorization and the resource: a replay must carry the very same. */
   terms?: string;
   state: 'settling' | 'settled' | 'failed';
+  /** The settlement's transaction (while settling: the one sent and not yet confirmed). */
   transaction?: string;
   payer?: string;
   network?: string;
   responseHeaders?: Record<string, string>;
   reason?: PaymentRefusal;
-  /** While settled without an answer: until when the run it let through may still store one. */
+  /**
+   * While settling: until when its settlement may run before the chain is asked how it went. While
+   * settled without an answer: until when the run it let through may still store one.
+   */
   leaseUntil?: number;
   answer?: GateReply;
 }
@@ -242,7 +253,10 @@ const answerFromRecord = async (deps: AppDeps, offer: Offer, proof: Proof, resou
   // The same signature asked for something else (another resource, recipient or amount, or an authorization changed around it).
   const mismatch = recordMismatch(record, proof, resource);
   if (mismatch) return offer.challenge(mismatch);
-  if (record.state === 'settling') throw stillRunning();
+  if (record.state === 'settling') {
+    if ((record.leaseUntil ?? record.createdAt + SETTLEMENT_LEASE_MS) > deps.clock.now()) throw stillRunning();
+    return recoverSettling(deps, offer, proof, id, record, stored.etag);
+  }
   if (record.answer) return { kind: 'replay', reply: record.answer };
   // Without its terms kept, a record cannot tell this proof asks what it paid for: no second run.
   if (record.terms === undefined) return offer.challenge('nonce_used');
@@ -262,6 +276,93 @@ const settledHeaders = async (deps: AppDeps, proof: Proof, offer: Offer, settlem
   proof.version === 2
     ? { [X402_HEADERS.responseV2]: await deps.x402.encodePaymentResponse(settlement) }
     : { [X402_HEADERS.responseV1]: await deps.x402.encodePaymentResponse({ ...settlement, network: offer.v1Network }) };
+
+/** The record of a proof whose payment is on chain (by `transaction`), written over `etag`: the proof is paid. */
+const markSettled = async (deps: AppDeps, offer: Offer, proof: Proof, id: string, record: ProofRecord, etag: string, settlement: SettleResult): Promise<GateOutcome> => {
+  const settled: ProofRecord = {
+    ...record,
+    state: 'settled',
+    transaction: settlement.transaction.toLowerCase(),
+    payer: (settlement.payer ?? proof.authorization.from).toLowerCase(),
+    network: offer.requirements.network,
+    responseHeaders: await settledHeaders(deps, proof, offer, settlement),
+    leaseUntil: deps.clock.now() + ANSWER_LEASE_MS,
+  };
+  // The payment is made whatever happens to this write: the answer goes out, and rememberAnswer records it.
+  await deps.claims.replace(id, settled, etag).catch(() => undefined);
+  return paidOutcome(settled, id);
+};
+
+/** Whether the proof's authorization was used on chain, and by which transaction (the one kept on the record if the chain does not say). */
+const onChain = async (deps: AppDeps, offer: Offer, proof: Proof, record: ProofRecord): Promise<SettleResult | undefined> => {
+  const { from, nonce } = proof.authorization;
+  const use = await deps.x402.authorizationUse(offer.usdc, from, nonce);
+  if (!use.used) return undefined;
+  return { success: true, transaction: use.transaction ?? record.transaction ?? '', network: offer.requirements.network, payer: from };
+};
+
+/** Settles a proof whose record (`settling`, at `etag`) this request holds, and records how it ended. */
+const settleClaimed = async (deps: AppDeps, offer: Offer, proof: Proof, id: string, record: ProofRecord, etag: string): Promise<GateOutcome> => {
+  let settlement: SettleResult;
+  try {
+    settlement = await deps.settler.settle(proof.payload, offer.requirements);
+  } catch (error) {
+    // How it ended is unknown: the chain tells whether the authorization was used (it is used once at most).
+    const used = await onChain(deps, offer, proof, record).catch(() => null);
+    if (used) return markSettled(deps, offer, proof, id, record, etag, used);
+    if (used === undefined) {
+      // Not used: nothing moved, and the proof may come again.
+      await deps.claims.delete(id, id, etag).catch(() => undefined);
+    } else {
+      // The chain could not be asked either: the record stays `settling`, and the proof's next coming asks it.
+      const unknown: ProofRecord = { ...record, leaseUntil: deps.clock.now() };
+      await deps.claims.replace(id, unknown, etag).catch(() => undefined);
+    }
+    throw unavailable(error);
+  }
+  if (!settlement.success) {
+    if (settlement.errorReason === 'settlement_pending') {
+      // Sent, not yet mined: the record stays `settling` (409 to the same proof) with its transaction, until
+      // its lease ends and the proof's next coming asks the chain how it went.
+      const pending: ProofRecord = { ...record, leaseUntil: deps.clock.now() + SETTLEMENT_LEASE_MS, ...(settlement.transaction && { transaction: settlement.transaction.toLowerCase() }) };
+      await deps.claims.replace(id, pending, etag).catch(() => undefined);
+      throw new DependencyUnavailableError('x402', `the payment was sent (${settlement.transaction}) and is not confirmed yet`);
+    }
+    // Refused, but perhaps because it went through meanwhile (by a settlement before this one).
+    const used = await onChain(deps, offer, proof, record).catch(() => undefined);
+    if (used) return markSettled(deps, offer, proof, id, record, etag, used);
+    const reason = refusalOf(settlement.errorReason, 'settlement_failed');
+    const failed: ProofRecord = { ...record, state: 'failed', reason, ...(settlement.transaction && { transaction: settlement.transaction.toLowerCase() }) };
+    await deps.claims.replace(id, failed, etag).catch(() => undefined);
+    return offer.challenge(reason);
+  }
+  return markSettled(deps, offer, proof, id, record, etag, settlement);
+};
+
+/**
+ * A record left `settling` past its lease (its settlement pending, or its run gone): the chain says
+ * how it went. Used: settled, with the transaction kept or found. Not used: settled again while the
+ * authorization is valid, else released (nothing moved).
+ */
+const recoverSettling = async (deps: AppDeps, offer: Offer, proof: Proof, id: string, record: ProofRecord, etag: string): Promise<GateOutcome> => {
+  let held: string;
+  const taken: ProofRecord = { ...record, leaseUntil: deps.clock.now() + SETTLEMENT_LEASE_MS };
+  try {
+    held = await deps.claims.replace(id, taken, etag);
+  } catch {
+    throw stillRunning();
+  }
+  const used = await onChain(deps, offer, proof, record).catch((error: unknown) => {
+    throw unavailable(error);
+  });
+  if (used) return markSettled(deps, offer, proof, id, taken, held, used);
+  const nowSeconds = Math.floor(deps.clock.now() / 1000);
+  if (BigInt(proof.authorization.validBefore) < BigInt(nowSeconds + SETTLEMENT_MARGIN_SECONDS)) {
+    await deps.claims.delete(id, id, held).catch(() => undefined);
+    return offer.challenge('expired_authorization');
+  }
+  return settleClaimed(deps, offer, proof, id, taken, held);
+};
 
 /**
  * Lets a paid call through once its payment is settled, or answers for it: the challenge (402, with
@@ -308,6 +409,7 @@ export const requirePayment = async (deps: AppDeps, headers: Headers, resource: 
     amount: resource.amount.toString(),
     terms: termsOf(proof.authorization, resource.resource),
     state: 'settling',
+    leaseUntil: now + SETTLEMENT_LEASE_MS,
   };
   let etag: string;
   try {
@@ -317,37 +419,7 @@ export const requirePayment = async (deps: AppDeps, headers: Headers, resource: 
     throw error;
   }
 
-  let settlement: SettleResult;
-  try {
-    settlement = await deps.settler.settle(proof.payload, offer.requirements);
-  } catch (error) {
-    // How it ended is unknown; the token spends the authorization once at most, so the proof may come again.
-    await deps.claims.delete(id, id, etag).catch(() => undefined);
-    throw unavailable(error);
-  }
-  if (!settlement.success) {
-    if (settlement.errorReason === 'settlement_pending') {
-      // Sent, not yet mined: the record stays `settling` (409 to the same proof) rather than risk a second charge.
-      throw new DependencyUnavailableError('x402', `the payment was sent (${settlement.transaction}) and is not confirmed yet`);
-    }
-    const reason = refusalOf(settlement.errorReason, 'settlement_failed');
-    const failed: ProofRecord = { ...record, state: 'failed', reason, ...(settlement.transaction && { transaction: settlement.transaction.toLowerCase() }) };
-    await deps.claims.replace(id, failed, etag).catch(() => undefined);
-    return offer.challenge(reason);
-  }
-
-  const settled: ProofRecord = {
-    ...record,
-    state: 'settled',
-    transaction: settlement.transaction.toLowerCase(),
-    payer: (settlement.payer ?? from).toLowerCase(),
-    network: offer.requirements.network,
-    responseHeaders: await settledHeaders(deps, proof, offer, settlement),
-    leaseUntil: deps.clock.now() + ANSWER_LEASE_MS,
-  };
-  // The payment is made whatever happens to this write: the answer goes out, and rememberAnswer records it.
-  await deps.claims.replace(id, settled, etag).catch(() => undefined);
-  return paidOutcome(settled, id);
+  return settleClaimed(deps, offer, proof, id, record, etag);
 };
 
 /**
