@@ -654,6 +654,55 @@ describe('a refused proof answers 402 with its reason, and nothing moves', () =>
   });
 });
 
+describe('the relayer, when a send of its answers as if it never went', () => {
+  /** A JSON-RPC proxy to the chain whose first eth_sendRawTransaction is sent on, and answered with `lie`. */
+  const lyingNode = async (lie: string) => {
+    let lied = false;
+    const server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', async () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        const forwarded = await fetch(local.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        const answer = await forwarded.text();
+        const call = JSON.parse(body) as { id: unknown; method?: string };
+        if (call.method === 'eth_sendRawTransaction' && !lied) {
+          lied = true;
+          response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: -32000, message: lie } }));
+          return;
+        }
+        response.writeHead(200, { 'content-type': 'application/json' }).end(answer);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  };
+
+  for (const lie of ['already known', 'nonce too low']) {
+    it(`'${lie}' for its own transaction: that transaction is the settlement, no second one is sent`, async () => {
+      const node = await lyingNode(lie);
+      try {
+        const relayer = await fundedAccount();
+        const lied = inProcessSettler({ rpcUrl: node.url, chainId: local.chainId, relayerPrivateKey: relayer.privateKey });
+        const deps = depsWith();
+        const resource = resourceFor();
+        const payer = await newPayer();
+        const proof = await clientProof(payer, deps, resource);
+        const fromBlock = await provider.getBlockNumber();
+        // Asked directly: its answer is the settlement's own, not what the gate makes of it from the chain.
+        const settlement = await lied.settle(proof, proof.accepted);
+        expect(settlement).toMatchObject({ success: true, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+        const transfers = await usdc.queryFilter(usdc.filters.Transfer!(payer.address), fromBlock);
+        expect(transfers.map((transfer) => transfer.transactionHash.toLowerCase())).toEqual([settlement.transaction.toLowerCase()]);
+        expect(await provider.getTransactionCount(relayer.address)).toBe(1);
+        expect(await balanceOf(resource.payTo)).toBe(PRICE);
+      } finally {
+        await node.close();
+      }
+    });
+  }
+});
+
 describe('a remote facilitator (X402_FACILITATOR_URL)', () => {
   let server: Server;
   let url: string;

@@ -5,10 +5,10 @@
  */
 import { x402Facilitator } from '@x402/core/facilitator';
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
-import { parseAbi, type Hex } from 'viem';
+import { concat, encodeFunctionData, keccak256, parseAbi, type Hex } from 'viem';
 import { ExactEvmPayload, caip2Network } from '../../domain/x402';
 import type { PaymentPayload, PaymentRequirements, PaymentSettler, VerifyResult } from '../../ports/payment-settler';
-import { publicClientFor, relayerWalletFor, type ChainEndpoint } from './chain-clients';
+import { isUnreachable, publicClientFor, relayerWalletFor, type ChainEndpoint } from './chain-clients';
 
 type FacilitatorSigner = Parameters<typeof registerExactEvmScheme>[1]['signer'];
 type FacilitatorArguments = Parameters<x402Facilitator['verify']>;
@@ -27,6 +27,8 @@ const SEND_ATTEMPTS = 3;
 
 /** The node refused the transaction's nonce: another sender of the relayer's (the split deployments) took it first. */
 const NONCE_CLASH = /nonce too low|nonce has already been used|lower than the current nonce|already known|replacement transaction underpriced/i;
+/** The node has this very transaction already (in its pool): an earlier send of it, whose answer was lost, reached it. */
+const ALREADY_KNOWN = /already known|already imported|known transaction/i;
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 const eip3009Reads = parseAbi([
@@ -43,23 +45,44 @@ export const inProcessSettler = (options: InProcessSettlerOptions): PaymentSettl
 
   /**
    * One send at a time, each with the account's pending nonce read just before: settlements sent
-   * together never take the same nonce, and a send that fails leaves no gap. A nonce another sender
-   * of the same key took meanwhile is retried with a fresh one.
+   * together never take the same nonce, and a send that fails leaves no gap. Each transaction is
+   * signed here and its hash kept: a send whose answer was lost is sent again as the very same
+   * transaction, and a node that already has it (`already known`, or `nonce too low` once it is
+   * mined) answers with that hash, never a second transaction. A nonce another sender of the same
+   * key took meanwhile is retried with a fresh one.
    */
   let sending: Promise<unknown> = Promise.resolve();
-  const send = <T>(submit: (nonce: number) => Promise<T>): Promise<T> => {
+  const send = (sign: (nonce: number) => Promise<Hex>): Promise<Hex> => {
     const run = sending.then(async () => {
       for (let attempt = 1; ; attempt++) {
         const nonce = await client.getTransactionCount({ address: relayer, blockTag: 'pending' });
-        try {
-          return await submit(nonce);
-        } catch (error) {
-          if (attempt >= SEND_ATTEMPTS || !NONCE_CLASH.test(messageOf(error))) throw error;
+        const serializedTransaction = await sign(nonce);
+        const hash = keccak256(serializedTransaction);
+        let clash: unknown;
+        for (let resend = 1; ; resend++) {
+          try {
+            return await client.sendRawTransaction({ serializedTransaction });
+          } catch (error) {
+            if (isUnreachable(error) && resend < SEND_ATTEMPTS) continue;
+            const message = messageOf(error);
+            if (!NONCE_CLASH.test(message)) throw error;
+            if (ALREADY_KNOWN.test(message)) return hash;
+            // The nonce is taken: by this very transaction (sent before, its answer lost), or by another sender.
+            if (await client.getTransaction({ hash }).then(() => true, () => false)) return hash;
+            clash = error;
+            break;
+          }
         }
+        if (attempt >= SEND_ATTEMPTS) throw clash;
       }
     });
     sending = run.catch(() => undefined);
     return run;
+  };
+  /** A transaction of the relayer's, prepared (gas, fees) and signed with `nonce`. */
+  const signed = async (request: Record<string, unknown>, nonce: number): Promise<Hex> => {
+    const prepared = await wallet.prepareTransactionRequest({ ...request, account: wallet.account, chain: wallet.chain, nonce } as never);
+    return wallet.signTransaction(prepared as never);
   };
 
   const timeout = options.confirmationTimeoutMs ?? DEFAULT_CONFIRMATION_TIMEOUT_MS;
@@ -68,8 +91,9 @@ export const inProcessSettler = (options: InProcessSettlerOptions): PaymentSettl
     readContract: (args) => client.readContract(args as never),
     verifyTypedData: (args) => client.verifyTypedData(args as never),
     getCode: (args) => client.getCode(args),
-    writeContract: (args) => send((nonce) => wallet.writeContract({ ...args, nonce } as never)),
-    sendTransaction: (args) => send((nonce) => wallet.sendTransaction({ ...args, nonce } as never)),
+    writeContract: ({ address, abi, functionName, args, gas, dataSuffix }) =>
+      send((nonce) => signed({ to: address, data: concat([encodeFunctionData({ abi, functionName, args } as never), dataSuffix ?? '0x']), ...(gas !== undefined && { gas }) }, nonce)),
+    sendTransaction: (args) => send((nonce) => signed(args, nonce)),
     waitForTransactionReceipt: (args) => client.waitForTransactionReceipt({ ...args, timeout: args.timeout ?? timeout }),
   };
   const facilitator = registerExactEvmScheme(new x402Facilitator(), { signer, networks: caip2Network(options.chainId) as `${string}:${string}` });
