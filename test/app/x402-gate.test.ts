@@ -31,6 +31,7 @@ import { memoryDeps } from '../../shared/composition';
 import { DomainError } from '../../shared/domain/errors';
 import { paymentProofClaimId, type PaymentPayload } from '../../shared/domain/x402';
 import type { PaymentSettler } from '../../shared/ports/payment-settler';
+import { transferWithAuthorization } from '../support/eip3009';
 
 const local = inject('chain');
 const usdcAddress = local.usdc.toLowerCase();
@@ -104,14 +105,6 @@ const clientProof = async (payer: BaseWallet, deps: AppDeps, resource: PaidResou
 const v2Header = (payload: unknown) => ({ 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload as never) });
 const v1Header = (payload: unknown) => ({ 'X-PAYMENT': Buffer.from(JSON.stringify(payload)).toString('base64') });
 
-const transferWithAuthorization = [
-  { name: 'from', type: 'address' },
-  { name: 'to', type: 'address' },
-  { name: 'value', type: 'uint256' },
-  { name: 'validAfter', type: 'uint256' },
-  { name: 'validBefore', type: 'uint256' },
-  { name: 'nonce', type: 'bytes32' },
-];
 
 interface Authorization {
   from: string;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ANVIL_ACCOUNTS } from '../../scripts/local/anvil';
 import { testUsdcArtifact, testUsdtArtifact } from '../../shared/adapters/evm/artifacts';
 import { createProvider } from '../../shared/adapters/evm/provider';
+import { transferWithAuthorization } from '../support/eip3009';
 
 const local = inject('chain');
 // This file's own sender; the payer only signs.
@@ -20,14 +21,6 @@ beforeAll(() => {
 });
 afterAll(() => provider.destroy());
 
-const transferWithAuthorization = [
-  { name: 'from', type: 'address' },
-  { name: 'to', type: 'address' },
-  { name: 'value', type: 'uint256' },
-  { name: 'validAfter', type: 'uint256' },
-  { name: 'validBefore', type: 'uint256' },
-  { name: 'nonce', type: 'bytes32' },
-];
 
 describe('test tokens', () => {
   it('have 6 decimals and the names payers expect', async () => {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_ACCOUNTS } from '../../scripts/local/anvil';
 import { testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
 import { createProvider } from '../../shared/adapters/evm/provider';
+import { transferWithAuthorization } from '../support/eip3009';
 import { startReceiver } from '../support/receiver';
 import { call, root, signedInPost, stackEnv, startStack, stopStack, tsx, type StartedStack } from '../support/stack';
 
@@ -83,10 +84,7 @@ describe('agents on the local stack', () => {
     const authorization = { from: payer.address, to: need.payTo, value: need.maxAmountRequired, validAfter: String(now - 60), validBefore: String(now + need.maxTimeoutSeconds), nonce: hexlify(randomBytes(32)) };
     const signature = await payer.signTypedData(
       { name: need.extra.name, version: need.extra.version, chainId: credentials.chainId, verifyingContract: need.asset },
-      { TransferWithAuthorization: [
-        { name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' },
-      ] },
+      { TransferWithAuthorization: transferWithAuthorization },
       authorization,
     );
     expect(Signature.from(signature).serialized).toBe(signature);
