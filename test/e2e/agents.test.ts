@@ -64,6 +64,11 @@ describe('agents on the local stack', () => {
       expect(JSON.parse(delivery!.body)).toMatchObject({ receiptId, status: 'paid', transactionHash: hash });
 
       expect((await call(stack.baseUrl, '/api/inventory', { key: apiKey })).status).toBe(200);
+
+      // The merchant can refund an agent's order like any other: in USDC, to the paying wallet.
+      const refund = await session('/api/receipts/refund', { id: receiptId, amountUsd: 1 });
+      expect(refund.status, JSON.stringify(refund.json)).toBe(200);
+      expect(refund.json.refund).toMatchObject({ token: 'USDC', amount: '1000000', to: ANVIL_ACCOUNTS[7].address, from: credentials.wallet });
     } finally {
       await receiver.close();
     }

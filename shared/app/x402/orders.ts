@@ -9,7 +9,7 @@ import { DomainError, describeZodError } from '../../domain/errors';
 import { newReceiptId } from '../../domain/receipt';
 import { slugClaimId } from '../../domain/shop';
 import { X402_ORDER_BOUNDS, X402OrderRequest, usdcOfCents } from '../../domain/x402-requests';
-import type { PaymentRecord } from '../../domain/payment';
+import { paymentUri, type PaymentRecord, type Quote } from '../../domain/payment';
 import type { AppDeps } from '../deps';
 import { prepareOrder, priceLines, storePricedReceipt } from '../orders';
 import { changeStatus } from '../receipt-status';
@@ -27,6 +27,29 @@ const parse = (body: unknown) => {
     throw new DomainError('invalid_input', message, { field });
   }
   return parsed.data;
+};
+
+/**
+ * What the agent paid, recorded as a quote (USDC, exact, to the split) like a portal payment's, so
+ * everything that reads a paid receipt's terms (refunds: the token's contract and decimals) reads them alike.
+ */
+const paidTerms = (deps: AppDeps, split: string, amount: bigint, usd: number, now: number): Quote => {
+  const usdc = deps.settings.tokens.find((token) => token.symbol === 'USDC')!;
+  const payTo = split.toLowerCase();
+  return {
+    quoteId: `x402_${now.toString(36)}`,
+    token: 'USDC',
+    tokenAddress: usdc.address.toLowerCase(),
+    chainId: deps.settings.chainId,
+    payTo,
+    amount: amount.toString(),
+    decimals: usdc.decimals,
+    usd,
+    rate: 1,
+    createdAt: now,
+    expiresAt: now,
+    uri: paymentUri({ chainId: deps.settings.chainId, payTo, tokenAddress: usdc.address.toLowerCase(), amount: amount.toString() }),
+  };
 };
 
 /** The key that signs the shop's webhooks for receipts no key of its own created: its newest active one. */
@@ -94,7 +117,7 @@ export const x402Order = async (deps: AppDeps, headers: { get(name: string): str
     receiptId: receipt.receiptId,
     status: 'paid',
     actor: 'service',
-    facts: { transactionHash: gate.transaction, buyerWallet: gate.payer, token: 'USDC', amountPaid: amount.toString(), amountOverpaid: null, paidAt: now, payments: [record] },
+    facts: { transactionHash: gate.transaction, buyerWallet: gate.payer, token: 'USDC', amountPaid: amount.toString(), amountOverpaid: null, paidAt: now, payments: [record], quotes: [paidTerms(deps, split.address, amount, receipt.customerTotalUsd, now)] },
   });
   await commitStock(deps, wallet, receipt.receiptId);
   const answer = {
