@@ -1,3 +1,5 @@
+import { verifySignInWithX } from '../app/x402/siwx';
+import { X402_HEADERS } from '../domain/x402';
 import type { AppDeps } from '../app/deps';
 import { resolveSession, sameSecret, sha256Hex } from '../app/auth';
 import { BoundedCache } from '../app/bounded-cache';
@@ -18,6 +20,8 @@ export interface Access {
   headers: Record<string, string>;
   /** Set when the plan's quota is spent: the Unix ms when it renews. */
   limitedUntil?: number;
+  /** The wallet a sign-in-with-x proof named, on a key route that takes one instead of a key. */
+  wallet?: string;
 }
 
 const cache = new WeakMap<AppDeps, BoundedCache<Subscription | undefined>>();
@@ -111,6 +115,11 @@ export const authorize = async (deps: AppDeps, spec: RouteSpec, request: Incomin
     case 'x402':
       return { subscription: undefined, session: undefined, headers: {} };
     case 'key':
+      // Without a key, a route that takes sign-in-with-x reads the wallet from its proof (401 if it does not hold).
+      if (auth.signInWithX && !request.headers.get(SUBSCRIPTION_HEADER) && request.headers.get(X402_HEADERS.signInWithX)) {
+        const proof = await verifySignInWithX(deps, request.headers, { resource: `${deps.settings.baseUrl}${spec.path}` });
+        if (proof) return { subscription: undefined, session: undefined, headers: {}, wallet: proof.wallet };
+      }
       return authorizeKey(deps, auth.scope, request);
   }
 };

@@ -19,7 +19,9 @@ import type { PathParams, RouteAuth, RouteSpec } from './routes';
  * route's the session, each with the caller's wallet (from the record, never from the client); other
  * kinds name no caller.
  */
-export type CallerOf<A extends RouteAuth> = A extends { kind: 'key' }
+export type CallerOf<A extends RouteAuth> = A extends { kind: 'key'; signInWithX: true }
+  ? { subscription?: Subscription; session?: undefined; wallet: string }
+  : A extends { kind: 'key' }
   ? { subscription: Subscription; session?: undefined; wallet: string }
   : A extends { kind: 'session' }
     ? { session: Session; subscription?: undefined; wallet: string }
@@ -212,7 +214,9 @@ export const httpFunction = <Q extends z.ZodType, B extends z.ZodType, R extends
         ? { subscription: access.subscription, wallet: access.subscription.wallet }
         : access.session
           ? { session: access.session, wallet: access.session.wallet }
-          : {};
+          : access.wallet
+            ? { wallet: access.wallet }
+            : {};
       const context = {
         ...caller,
         deps,

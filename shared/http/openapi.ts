@@ -40,7 +40,7 @@ const commonErrors: Record<RouteSpec['auth']['kind'], ErrorCode[]> = {
  * is an alternative to the route's own security. A key route is not listed: the gateway answers 401
  * to it without a key, whatever else the call carries.
  */
-export const signInWithXRoutes: readonly string[] = ['directory-shops', 'x402-subscribe'];
+export const signInWithXRoutes: readonly string[] = ['directory-shops', 'x402-subscribe', 'shop-config-get'];
 
 const securityOf = (route: RouteSpec) => {
   const own = route.auth.kind === 'key' ? [{ subscriptionKey: [] }] : route.auth.kind === 'session' ? [{ sessionCookie: [] }] : route.auth.kind === 'x402' ? [{ x402: [] }] : [];

@@ -34,7 +34,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * - `x402`: anyone who pays: answered 402 with a challenge, then the payment is verified and settled
  *   before the use case runs.
  */
-export type RouteAuth = { kind: 'key'; scope?: Scope } | { kind: 'session'; role: Role } | { kind: 'public' } | { kind: 'portal' } | { kind: 'x402' };
+export type RouteAuth = { kind: 'key'; scope?: Scope; /** Also a sign-in-with-x proof of the wallet instead of a key. */ signInWithX?: true } | { kind: 'session'; role: Role } | { kind: 'public' } | { kind: 'portal' } | { kind: 'x402' };
 export type AuthKind = RouteAuth['kind'];
 
 /** The names of a path's `{param}` segments. */
@@ -217,7 +217,8 @@ export const routes = {
     name: 'shop-config-get',
     method: 'GET',
     path: '/api/shop/config',
-    auth: { kind: 'key', scope: 'shop:read' },
+    // The interface document's security declaration names siwx: a wallet's own proof also reads it.
+    auth: { kind: 'key', scope: 'shop:read', signInWithX: true },
     summary: "The merchant's shop configuration: branding, layout, tax defaults, fees, webhook and directory",
     response: z.object({ config: ShopConfig }),
     errors: [],

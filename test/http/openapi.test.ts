@@ -276,15 +276,15 @@ describe('the OpenAPI document describes x402 payment and sign-in-with-x', () =>
     expect(PaymentRequiredV1Body.safeParse({ ...challenge, accepts: [] }).success).toBe(false);
   });
 
-  it('lists sign-in-with-x where a route reads it: optional on the directory, the starter plan’s credential on subscribe', () => {
+  it('lists sign-in-with-x where a route reads it: optional on the directory, the starter plan’s credential on subscribe, beside the key on the shop configuration', () => {
     for (const name of signInWithXRoutes) expect(allRoutes.some((route) => route.name === name), name).toBe(true);
     expect(operation('/api/directory/shops', 'get').security).toEqual([{}, { siwx: [] }]);
     expect(operation('/api/x402/subscribe', 'post').security).toEqual([{ x402: [] }, { siwx: [] }]);
-    for (const [path, method] of [['/api/directory/shops', 'get'], ['/api/x402/subscribe', 'post']] as const) {
+    // The gateway lets a call without a key through to this one route (x-auth signInWithX); the backend reads the proof.
+    expect(operation('/api/shop/config', 'get').security).toEqual([{ subscriptionKey: [] }, { siwx: [] }]);
+    for (const [path, method] of [['/api/directory/shops', 'get'], ['/api/x402/subscribe', 'post'], ['/api/shop/config', 'get']] as const) {
       expect(headerParameter(operation(path, method), 'SIGN-IN-WITH-X')).toMatchObject({ required: false });
     }
-    // A key route answers 401 at the gateway without a key: sign-in-with-x is no alternative there.
-    expect(operation('/api/shop/config', 'get').security).toEqual([{ subscriptionKey: [] }]);
     expect(headerParameter(operation('/api/x402/orders', 'post'), 'SIGN-IN-WITH-X')).toBeUndefined();
   });
 });

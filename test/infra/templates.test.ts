@@ -494,6 +494,16 @@ resource portalPolicy 'Microsoft.ApiManagement/service/apis/operations/policies@
     }
   });
 
+  it('lets a call without a key through to the key routes that take sign-in-with-x, and to no other key route', () => {
+    const keyed = JSON.parse(files['openapi.keyed.json']!) as { paths: Record<string, Record<string, { operationId: string; 'x-auth': Record<string, unknown> }>> };
+    const siwx = Object.values(keyed.paths).flatMap((item) => Object.values(item)).filter((operation) => operation['x-auth'].signInWithX === true);
+    expect(siwx.map((operation) => operation.operationId)).toEqual(['shop-config-get']);
+    // keyed-operations (the 401 without a key in api.xml) leaves those out, and only those.
+    const bicep = files['modules/apim.bicep']!;
+    expect(bicep).toMatch(/var keyedOperationIds = flatten\(map\(\s*items\(keyedDocument\.paths\),\s*path => map\(filter\(items\(path\.value\), operation => !contains\(operation\.value\['x-auth'\], 'signInWithX'\)\)/);
+    expect(bicep).toContain("value: '|${join(keyedOperationIds, '|')}|'");
+  });
+
   it('a route in both generated documents', () => {
     const keyless = JSON.parse(files['openapi.keyless.json']!) as { paths: Record<string, unknown> };
     const keyed = JSON.parse(files['openapi.keyed.json']!) as { paths: Record<string, unknown> };
