@@ -54,7 +54,8 @@ describe('startAnvil with a state file', () => {
     expect(await after.deploySplit(payees)).toEqual({ ...split, created: false });
     after.destroy();
     provider.destroy();
-  });
+    // Two chain starts, every local contract and the buyers' funding: slow on a busy two-core machine.
+  }, 120_000);
 
   it('stops the process on close', async () => {
     const anvil = await startAnvil();

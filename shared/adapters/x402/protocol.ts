@@ -91,9 +91,10 @@ export const x402Protocol = (endpoint: ChainEndpoint | undefined): X402Protocol 
       const used = await chain.readContract({ address, abi: eip3009Abi, functionName: 'authorizationState', args }).catch(unavailable);
       if (!used) return { used: false };
       try {
-        const latest = await chain.getBlockNumber();
+        // Not the client's cached block number (viem keeps it for seconds): the transaction may be newer.
+        const latest = await chain.getBlockNumber({ cacheTime: 0 });
         const fromBlock = latest > AUTHORIZATION_LOOKBACK_BLOCKS ? latest - AUTHORIZATION_LOOKBACK_BLOCKS : 0n;
-        const logs = await chain.getLogs({ address, event: eip3009Abi[1], args: { authorizer: args[0], nonce: args[1] }, fromBlock, toBlock: latest });
+        const logs = await chain.getLogs({ address, event: eip3009Abi[1], args: { authorizer: args[0], nonce: args[1] }, fromBlock, toBlock: 'latest' });
         const transaction = logs[0]?.transactionHash?.toLowerCase();
         return transaction ? { used: true, transaction } : { used: true };
       } catch {
