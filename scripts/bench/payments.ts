@@ -9,8 +9,7 @@
  * Figures to report, not a pass/fail test.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -21,6 +20,7 @@ import { createProvider } from '../../shared/adapters/evm/provider';
 import { verifyWebhook } from '../../shared/webhook-verify.mjs';
 import { ANVIL_ACCOUNTS } from '../local/anvil';
 import { startLocalStack } from '../local/stack';
+import { close, listen, urlOf } from './loopback';
 
 /** Receipts measured in each timing (after a couple of warm-up ones that are not counted). */
 const RECEIPTS = 30;
@@ -88,13 +88,6 @@ const startReceiver = async (secret: string) => {
   return { url: `${urlOf(server)}/hook`, arrivals, close: () => close(server) };
 };
 
-const listen = (server: Server) => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-const urlOf = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-const close = (server: Server) =>
-  new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 
 const load = async (name: string, options: autocannon.Options, connections: number, seconds: number): Promise<LoadRow> => {
   // The load runs on a worker thread: the stack shares this process, and would otherwise share its core too.

@@ -15,8 +15,7 @@
  * Figures to report, not a pass/fail test.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type RequestListener } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -33,6 +32,7 @@ import type { AppDeps } from '../../shared/app/deps';
 import { ExactEvmPayload, X402_HEADERS, checkAuthorization, type PaymentPayload, type PaymentRequirements } from '../../shared/domain/x402';
 import { ANVIL_BUYERS } from '../local/anvil';
 import { startLocalStack, type LocalStack } from '../local/stack';
+import { close, listen, urlOf } from './loopback';
 
 /** The order every challenge is for: one demo mug. */
 const ORDER = { shopSlug: 'demo-coffee', items: [{ sku: 'MUG-CERAMIC', qty: 1 }] };
@@ -75,13 +75,6 @@ export interface X402Figures {
   notes: string[];
 }
 
-const listen = (server: Server) => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-const urlOf = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-const close = (server: Server) =>
-  new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 
 /** express ships without types and only this benchmark uses it: the little of it used here. */
 interface ExpressApp extends RequestListener {
