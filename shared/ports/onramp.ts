@@ -1,0 +1,82 @@
+/**
+ * A card on-ramp provider: it sells USDC to a buyer by card and delivers it to the merchant's split
+ * for a quoted amount, so `paid` still comes from the chain. Its webhooks (signature checked by the
+ * adapter with the provider's own scheme) drive only the tracking statuses and `failed`.
+ */
+export type OnrampProviderName = 'sandbox' | 'stripe';
+export const onrampProviderNames = ['sandbox', 'stripe'] as const satisfies readonly OnrampProviderName[];
+
+export interface OnrampSessionRequest {
+  receiptId: string;
+  /** The USDC quote the session delivers: its exact (tagged) amount is what the watcher matches. */
+  quoteId: string;
+  /** Where the USDC goes: the merchant's split, lower-case 0x. */
+  walletAddress: string;
+  chainId: number;
+  /** The USDC contract on that chain, lower-case 0x. */
+  tokenAddress: string;
+  /** USDC to deliver in whole tokens, as the provider takes it ("12.340017"). */
+  destinationAmount: string;
+  /** The same amount in atomic units. */
+  destinationAmountAtomic: string;
+  customerTotalUsd: number;
+  /** The receipt's `redirect_url`: handed to the provider's session only. */
+  redirectUrl: string | null;
+  /** The buyer's address, for providers that screen it (null when unknown). */
+  customerIp: string | null;
+}
+
+export interface OnrampSession {
+  /** The provider's id of the session (its webhooks name it). */
+  sessionId: string;
+  /** Where the portal sends the buyer: the provider's hosted page. */
+  redirectTo: string;
+  /** A secret an embedded widget needs, when the provider has one. */
+  clientSecret: string | null;
+}
+
+/**
+ * What a provider event says, in the service's terms:
+ * - `session_created`: the buyer is in the provider's checkout (→ `checkout_initialized`);
+ * - `payment_processing`: the card was charged, delivery is under way (→ `checkout_success`);
+ * - `delivered`: the USDC was sent (`transactionHash`): the chain decides `paid`;
+ * - `rejected`: declined or refused (→ `failed` with the mapped `PORTAL_*` code).
+ */
+export type OnrampEventKind = 'session_created' | 'payment_processing' | 'delivered' | 'rejected';
+
+export interface OnrampEvent {
+  provider: OnrampProviderName;
+  /** The provider's event id: each is applied once. */
+  eventId: string;
+  sessionId: string;
+  kind: OnrampEventKind;
+  /** When the provider says it happened (Unix ms). */
+  occurredAt: number;
+  /** What the buyer's card was charged in USD, when the provider says. */
+  sourceAmountUsd: number | null;
+  /** The delivery's transaction, once sent. */
+  transactionHash: string | null;
+  /** The provider's own code for a rejection (kept as `providerErrorCode`). */
+  providerErrorCode: string | null;
+  /** The provider's support reference. */
+  providerRequestId: string | null;
+}
+
+/** A webhook whose signature, or timestamp, does not hold: refused, nothing changes. */
+export class OnrampSignatureError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OnrampSignatureError';
+  }
+}
+
+export interface OnrampProvider {
+  readonly name: OnrampProviderName;
+  createSession(request: OnrampSessionRequest): Promise<OnrampSession>;
+  /**
+   * Verifies a webhook with the provider's own scheme (signature over the exact body, timestamp
+   * within the provider's tolerance of `now`) and reads it. Throws `OnrampSignatureError` when it
+   * does not verify; answers null for a verified event the service has no use for.
+   */
+  readWebhook(rawBody: string, headers: { get(name: string): string | null }, now: number): OnrampEvent | null;
+}
