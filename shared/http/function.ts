@@ -35,6 +35,8 @@ export type RequestContext<Q, B, A extends RouteAuth = RouteAuth, P extends stri
   params: PathParams<P>;
   /** The request's headers (a payment proof, a sign-in-with-x credential). */
   headers: IncomingCall['headers'];
+  /** The body exactly as received (a provider's webhook signature covers these bytes); empty for routes without a body. */
+  rawBody: string;
   correlationId: string;
 };
 
@@ -224,6 +226,7 @@ export const httpFunction = <Q extends z.ZodType, B extends z.ZodType, R extends
         body: parseBody(spec, bodyText) as Input<B>,
         params: request.params as PathParams<P>,
         headers: request.headers,
+        rawBody: typeof bodyText === 'string' ? bodyText : '',
         correlationId,
       } as RequestContext<Input<Q>, Input<B>, A, P>;
       const result = await call(context);
