@@ -53,6 +53,10 @@ export const stripeCodes: Readonly<Record<string, FailureCode>> = {
   session_expired: 'PORTAL_SESSION_EXPIRED',
   session_cancelled: 'PORTAL_SESSION_CANCELLED',
   provider_unavailable: 'PORTAL_SYS_PROVIDER_UNAVAILABLE',
+  // The on-ramp API's own error codes: a buyer whose address is in a region it cannot serve (answered
+  // to the session's creation), and a blocked transaction as a session's `last_error` names it.
+  crypto_onramp_unsupportable_customer: 'PORTAL_REGION_UNSUPPORTED',
+  crypto_onramp_transaction_blocked: 'PORTAL_PAY_TRANSACTION_BLOCKED',
 };
 
 /**
