@@ -50,3 +50,7 @@ import './receipts-refund-report';
 import './splits-reconcile';
 import './x402-orders';
 import './x402-subscribe';
+import './portal-onramp';
+import './onramp-webhook';
+import './onramp-sandbox-page';
+import './onramp-sandbox-finish';

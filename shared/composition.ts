@@ -30,10 +30,12 @@ import { hs256SessionTokens } from './adapters/jwt/session-tokens';
 import { MemoryCollection } from './adapters/memory/documents';
 import { siweVerifier } from './adapters/siwe/verifier';
 import { unavailableSettler } from './adapters/x402/unavailable-settler';
+import { sandboxOnramp } from './adapters/onramp/sandbox';
 import type { PaymentSettler } from './ports/payment-settler';
 import type { X402Protocol } from './ports/x402-protocol';
 import { containers } from './registry';
 import { ZERO_ADDRESS } from './domain/payment';
+import { onrampProviderOf } from './config';
 
 export const settingsFrom = (config: Config): Settings => ({
   version: config.APP_VERSION,
@@ -178,6 +180,27 @@ const x402Adapters = (config: Config): Pick<AppDeps, 'settler' | 'x402'> => {
   return { settler, x402 };
 };
 
+/** Development's sandbox webhook secret, so the local stack needs no setup. */
+const DEVELOPMENT_SANDBOX_SECRET = 'development-only-sandbox-onramp-secret';
+
+/**
+ * The card on-ramp named by ONRAMP_PROVIDER. The sandbox is small and in process (its page and
+ * desk are this service's own routes).
+ */
+const onrampAdapters = (config: Config): Pick<AppDeps, 'onramp' | 'onrampSandbox'> => {
+  const provider = onrampProviderOf(config);
+  if (provider === 'sandbox') {
+    const { provider: onramp, desk } = sandboxOnramp({
+      baseUrl: config.BASE_URL,
+      secret: config.ONRAMP_SANDBOX_SECRET ?? DEVELOPMENT_SANDBOX_SECRET,
+      funderKey: config.ONRAMP_SANDBOX_FUNDER_KEY,
+      chain: config.CHAIN_RPC_URL ? { rpcUrl: config.CHAIN_RPC_URL, chainId: config.CHAIN_ID } : undefined,
+    });
+    return { onramp, onrampSandbox: desk };
+  }
+  return { onramp: undefined, onrampSandbox: undefined };
+};
+
 const downProbe = (what: string) => ({
   ping: async () => {
     throw new Error(`${what} is not configured`);
@@ -191,6 +214,8 @@ export const memoryDeps = (overrides: Partial<AppDeps> = {}): AppDeps => ({
   settings: settingsFrom(memoryConfig()),
   ...authAdapters(memoryConfig()),
   ...x402Adapters(memoryConfig()),
+  onramp: undefined,
+  onrampSandbox: undefined,
   chain: undefined,
   queueDepth: async () => 0,
   metrics: logMetrics(),
@@ -236,6 +261,7 @@ export const compose = (config: Config): Composition => {
       settings: settingsFrom(config),
       ...authAdapters(config),
       ...x402Adapters(config),
+      ...onrampAdapters(config),
       chain: chainFrom(config),
       ...(queues && { queue: storageEventQueue(queues), queueDepth: queueDepthOf(queues) }),
       probes: { store: alwaysUp, queue: queueProbe },
@@ -262,6 +288,7 @@ export const compose = (config: Config): Composition => {
     ids: randomIds,
     ...authAdapters(config),
     ...x402Adapters(config),
+    ...onrampAdapters(config),
     chain,
     inventory: new CosmosInventoryRepository(cosmos),
     subscriptions: new CosmosSubscriptionRepository(cosmos),

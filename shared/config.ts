@@ -101,6 +101,20 @@ const EnvSchema = z.object({
   RECEIPT_EXPIRY_SECONDS: z.coerce.number().int().min(10).default(86_400),
   /** Blocks one `eth_getLogs` call of the payment watcher may span. */
   WATCH_BLOCK_RANGE: z.coerce.number().int().min(1).max(100_000).default(2_000),
+  /**
+   * Who sells USDC to card buyers: `stripe` (Stripe's crypto on-ramp), `sandbox` (a page where a
+   * tester picks the outcome; the local default) or `none` (no card payments; the default elsewhere).
+   */
+  ONRAMP_PROVIDER: z.enum(['none', 'sandbox', 'stripe']).optional(),
+  STRIPE_SECRET_KEY: optionalText,
+  /** The `whsec_…` secret of the Stripe webhook endpoint `/api/onramp/stripe/webhook`. */
+  STRIPE_WEBHOOK_SECRET: optionalText,
+  /** Another Stripe API origin (a local fake in tests); default Stripe's own. */
+  STRIPE_API_URL: optionalText.pipe(z.url().optional()),
+  /** Signs the sandbox provider's webhooks; at least 16 characters (development has a fixed default). */
+  ONRAMP_SANDBOX_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** The funded account the sandbox sends test USDC from (a development chain's key; never a real one). */
+  ONRAMP_SANDBOX_FUNDER_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key').optional(),
   /** Who issues API keys: this service (`local`) or Azure API Management (`apim`). */
   KEY_ISSUER: z.enum(['local', 'apim']).default('local'),
   AZURE_SUBSCRIPTION_ID: z.string().optional(),
@@ -115,12 +129,15 @@ const EnvSchema = z.object({
 
 export type Config = z.output<typeof EnvSchema> & { APP_VERSION: string };
 
+/** The card on-ramp in use: as configured, else the sandbox in development and none elsewhere. */
+export const onrampProviderOf = (config: Pick<Config, 'ONRAMP_PROVIDER' | 'APP_ENV'>) => config.ONRAMP_PROVIDER ?? (config.APP_ENV === 'development' ? 'sandbox' : 'none');
+
 /** An empty variable counts as unset, as it does in App Service settings. */
 export const withoutBlanks = (env: Record<string, string | undefined>): Record<string, string> =>
   Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''));
 
 /** Secrets App Service resolves from Key Vault: an unresolved reference arrives as its own text. */
-const SECRET_KEYS = ['JWT_SECRET', 'DATA_ENCRYPTION_KEY', 'RELAYER_PRIVATE_KEY', 'EDGE_SECRET', 'COSMOS_KEY'] as const;
+const SECRET_KEYS = ['JWT_SECRET', 'DATA_ENCRYPTION_KEY', 'RELAYER_PRIVATE_KEY', 'EDGE_SECRET', 'COSMOS_KEY', 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const;
 
 /** Parses the environment once; a bad value stops the process with every bad key listed. */
 export const loadConfig = (env: Record<string, string | undefined> = process.env): Config => {
@@ -148,6 +165,12 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
     for (const key of ['AZURE_SUBSCRIPTION_ID', 'APIM_RESOURCE_GROUP', 'APIM_SERVICE_NAME'] as const) {
       if (!config[key]) missing.push(`${key}: required when KEY_ISSUER=apim`);
     }
+  }
+  if (onrampProviderOf(config) === 'stripe') {
+    for (const key of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const) if (!config[key]) missing.push(`${key}: required when ONRAMP_PROVIDER=stripe`);
+  }
+  if (onrampProviderOf(config) === 'sandbox' && config.APP_ENV === 'production' && !config.ONRAMP_SANDBOX_SECRET) {
+    missing.push('ONRAMP_SANDBOX_SECRET: required for the sandbox on-ramp when APP_ENV=production');
   }
   if (config.APP_ENV === 'production' && !config.DATA_ENCRYPTION_KEY) missing.push('DATA_ENCRYPTION_KEY: required when APP_ENV=production');
   if (config.APP_ENV === 'production' && !config.JWT_SECRET) missing.push('JWT_SECRET: required when APP_ENV=production');

@@ -41,6 +41,14 @@ export const ANVIL_RELAYER = ANVIL_ACCOUNTS[0];
 export const ANVIL_FEED_OWNER = ANVIL_ACCOUNTS[4];
 /** Accounts 5–9: buyers, each funded with test USDC and USDT (and anvil's ETH). */
 export const ANVIL_BUYERS = ANVIL_ACCOUNTS.slice(5);
+/**
+ * The sandbox card on-ramp's funded account (the same mnemonic's account 10, beyond anvil's ten):
+ * it sends the test USDC a sandbox card payment buys. Funded by the local deployment, not by anvil.
+ */
+export const ANVIL_ONRAMP_SANDBOX = {
+  address: '0xbcd4042de499d14e55001ccbb24a551f3b954096',
+  privateKey: '0xf214f2b2cd398c806f84e317254e0f0b801d0643303237d97a22a48e01628897',
+} as const;
 
 export interface AnvilOptions {
   /** Load the chain from this file when it exists, and save it there on close: a restart keeps deployments. */

@@ -11,7 +11,7 @@ import {
   type ContractArtifact,
 } from '../../shared/adapters/evm/artifacts';
 import { createProvider } from '../../shared/adapters/evm/provider';
-import { ANVIL_BUYERS, ANVIL_FEED_OWNER } from './anvil';
+import { ANVIL_BUYERS, ANVIL_FEED_OWNER, ANVIL_ONRAMP_SANDBOX } from './anvil';
 
 export interface LocalContracts {
   usdc: string;
@@ -95,11 +95,23 @@ const deployFeed = async (provider: JsonRpcProvider, owner: Wallet): Promise<str
   return feed.getAddress();
 };
 
-/** Mints only what a buyer lacks of BUYER_TOKENS: a restart of a restored chain mints nothing. */
+/** Who holds test tokens: the buyers, and the sandbox on-ramp (which sells them to card buyers). */
+const TOKEN_HOLDERS = [...ANVIL_BUYERS, ANVIL_ONRAMP_SANDBOX];
+/** ETH for the sandbox on-ramp's gas (it is not one of anvil's funded accounts). */
+const SANDBOX_GAS_WEI = 10n ** 20n;
+
+/**
+ * Mints only what a holder lacks of BUYER_TOKENS: a restart of a restored chain mints nothing. The
+ * sandbox account gets its gas with anvil's own `anvil_setBalance`.
+ */
 const fundBuyers = async (minter: Wallet, tokens: string[]) => {
+  const provider = minter.provider as JsonRpcProvider;
+  if ((await provider.getBalance(ANVIL_ONRAMP_SANDBOX.address)) < SANDBOX_GAS_WEI / 10n) {
+    await provider.send('anvil_setBalance', [ANVIL_ONRAMP_SANDBOX.address, `0x${SANDBOX_GAS_WEI.toString(16)}`]);
+  }
   const owed = await Promise.all(
     tokens.flatMap((token) =>
-      ANVIL_BUYERS.map(async (buyer) => {
+      TOKEN_HOLDERS.map(async (buyer) => {
         const contract = new Contract(token, testUsdcArtifact.abi, minter);
         const balance: bigint = await contract.getFunction('balanceOf').staticCall(buyer.address);
         return { contract, buyer: buyer.address, amount: BUYER_TOKENS - balance };

@@ -24,7 +24,7 @@ import { httpFunctions } from '../../shared/http/function';
 import { allRoutes } from '../../shared/http/routes';
 import { deployLocalContracts } from './deploy-contracts';
 import { readEthUsdPrice, setEthUsdPrice } from './feed';
-import { ANVIL_ACCOUNTS, ANVIL_BUYERS, ANVIL_RELAYER, startAnvil, type RunningAnvil } from './anvil';
+import { ANVIL_ACCOUNTS, ANVIL_BUYERS, ANVIL_ONRAMP_SANDBOX, ANVIL_RELAYER, startAnvil, type RunningAnvil } from './anvil';
 import { createLocalHost } from './host';
 import { startTriggers } from './triggers';
 import { restoreStore, saveStore } from './persist';
@@ -207,6 +207,7 @@ export const startLocalStack = async (env: Record<string, string | undefined> = 
       CHAIN_CONFIRMATIONS: settings.CHAIN_CONFIRMATIONS ?? '1',
       // No explorer knows this chain.
       CHAIN_EXPLORER_URL: undefined,
+      ONRAMP_SANDBOX_FUNDER_KEY: settings.ONRAMP_SANDBOX_FUNDER_KEY ?? ANVIL_ONRAMP_SANDBOX.privateKey,
       PLATFORM_WALLET: settings.PLATFORM_WALLET ?? LOCAL_PLATFORM.address,
       ADMIN_WALLETS: settings.ADMIN_WALLETS ?? LOCAL_PLATFORM.address,
     });

@@ -8,6 +8,7 @@ import type { Claim, DocumentCollection } from '../ports/documents';
 import type { KeyIssuer } from '../ports/key-issuer';
 import type { PaymentSettler } from '../ports/payment-settler';
 import type { X402Protocol } from '../ports/x402-protocol';
+import type { OnrampProvider, SandboxDesk } from '../ports/onramp';
 import type { MerchantRepository } from '../ports/merchants';
 import type { MetricsSink } from '../ports/metrics';
 import type { ReceiptRepository } from '../ports/receipts';
@@ -100,5 +101,9 @@ export interface AppDeps {
   settler: PaymentSettler;
   /** The x402 wire format and the reads its challenges and sign-ins need, from the protocol's packages. */
   x402: X402Protocol;
+  /** The card on-ramp; absent where none is configured (the portal then offers no card payment). */
+  onramp: OnrampProvider | undefined;
+  /** The sandbox provider's side of its hosted page, where the sandbox is the on-ramp. */
+  onrampSandbox: SandboxDesk | undefined;
   probes: { store: HealthProbe; queue: HealthProbe };
 }

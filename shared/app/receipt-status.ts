@@ -33,6 +33,7 @@ type PaymentFact =
   | 'onrampSessionId'
   | 'onrampSourceAmountUsd'
   | 'isOnrampSessionUnique'
+  | 'onramp'
   | 'quotes'
   | 'payments'
   | 'amountPaid'

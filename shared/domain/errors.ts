@@ -22,6 +22,7 @@ export const errorCodes = [
   'transaction_already_used',
   'not_a_payment',
   'refund_too_large',
+  'invalid_signature',
   'payload_too_large',
   'headers_too_large',
   'bad_request',

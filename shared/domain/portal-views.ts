@@ -65,6 +65,8 @@ export const PortalView = z.object({
   /** What an underpayment left to pay, in the quoted token. */
   underpaid: z.object({ token: PayTokenSymbol, received: z.string(), expected: z.string() }).nullable(),
   failure: z.object({ code: z.string(), reason: z.string(), action: z.string() }).nullable(),
+  /** Paying by card through an on-ramp provider (in USDC to the split), where one is configured and USDC is accepted. */
+  card: z.object({ provider: z.string() }).nullable(),
 });
 export type PortalView = z.output<typeof PortalView>;
 
@@ -98,3 +100,13 @@ export const PaymentAnswer = z.object({
   expected: z.string().optional(),
 });
 export type PaymentAnswer = z.output<typeof PaymentAnswer>;
+
+/** A card on-ramp session for the receipt: where to send the buyer, and the USDC quote it delivers. */
+export const OnrampAnswer = z.object({
+  ok: z.literal(true),
+  provider: z.string(),
+  sessionId: z.string(),
+  url: z.string().describe("the provider's checkout page"),
+  clientSecret: z.string().nullable().describe("for the provider's embedded widget, where it has one"),
+  quote: QuoteView,
+});

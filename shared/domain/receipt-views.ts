@@ -60,6 +60,10 @@ export const ReceiptView = z.object({
   stockShortfall: z.array(z.object({ sku: z.string(), missing: z.number().int() })),
   reconciledTxHash: z.string().nullable(),
   lastBuyerError: z.object({ code: z.string(), message: z.string().nullable(), at: z.number().int() }).nullable(),
+  /** The card on-ramp session, as the webhooks carry it. */
+  onrampSessionId: z.string().nullable(),
+  isOnrampSessionUnique: z.boolean(),
+  onrampSourceAmountUsd: z.number().nullable(),
 });
 export type ReceiptView = z.output<typeof ReceiptView>;
 
@@ -135,6 +139,9 @@ export const toReceiptView = (receipt: Receipt, baseUrl: string): ReceiptView =>
   stockShortfall: receipt.stock?.shortfall ?? [],
   reconciledTxHash: receipt.reconciledTxHash ?? null,
   lastBuyerError: receipt.lastBuyerError ?? null,
+  onrampSessionId: receipt.onrampSessionId,
+  isOnrampSessionUnique: receipt.isOnrampSessionUnique,
+  onrampSourceAmountUsd: receipt.onrampSourceAmountUsd,
 });
 
 /** What the merchant has refunded (verified on chain), in USD. */

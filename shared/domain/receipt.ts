@@ -102,8 +102,26 @@ export interface Receipt {
   refunds?: Refund[];
   /** The split distribution that paid the receipt out. */
   reconciledTxHash?: string | null;
+  /** The card on-ramp session the buyer opened last, if any. */
+  onramp?: OnrampRecord | null;
   /** The portal's last failed attempt (a rejected signature, say): for the merchant; it changes no status. */
   lastBuyerError?: { code: string; message: string | null; at: number } | null;
+}
+
+/**
+ * A card on-ramp session opened for a receipt: the provider delivers the USDC of one quote to the
+ * split (the chain then decides `paid`); its webhooks move the tracking statuses or fail the receipt.
+ */
+export interface OnrampRecord {
+  provider: string;
+  sessionId: string;
+  /** The USDC quote the session delivers. */
+  quoteId: string;
+  /** The provider's page the buyer was sent to. */
+  redirectTo: string;
+  createdAt: number;
+  /** Ids of the provider events applied to the receipt, newest last (a replayed event is ignored). */
+  appliedEvents: string[];
 }
 
 /** A refund the merchant sends from its own wallet to the payer; verified on chain like a payment. */

@@ -145,8 +145,18 @@ const readBody = async (spec: RouteSpec, request: IncomingCall): Promise<unknown
   return request.text(MAX_BODY_BYTES);
 };
 
-const parseBody = (spec: RouteSpec, text: unknown): unknown => {
+const isForm = (contentType: string | null) => contentType?.split(';')[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded';
+
+const parseBody = (spec: RouteSpec, text: unknown, contentType: string | null): unknown => {
   if (!spec.body) return undefined;
+  if (spec.formBody && typeof text === 'string' && isForm(contentType)) {
+    // A form's fields, each named once (a repeated name keeps its first value), as strings.
+    const fields: Record<string, string> = {};
+    for (const [name, value] of new URLSearchParams(text)) if (!Object.hasOwn(fields, name) && name !== '__proto__') fields[name] = value;
+    const parsed = spec.body.safeParse(fields);
+    if (!parsed.success) throw zodInvalid(parsed.error);
+    return parsed.data;
+  }
   if (typeof text !== 'string' || text.trim() === '') throw new DomainError('invalid_input', 'body: a JSON body is required', { field: 'body' });
   if (jsonDepthExceeds(text)) {
     throw new DomainError('invalid_input', `body: nests deeper than ${MAX_JSON_DEPTH} levels`, { field: 'body' });
@@ -223,7 +233,7 @@ export const httpFunction = <Q extends z.ZodType, B extends z.ZodType, R extends
         ...caller,
         deps,
         query: parseQuery(spec, request) as Input<Q>,
-        body: parseBody(spec, bodyText) as Input<B>,
+        body: parseBody(spec, bodyText, request.headers.get('content-type')) as Input<B>,
         params: request.params as PathParams<P>,
         headers: request.headers,
         rawBody: typeof bodyText === 'string' ? bodyText : '',

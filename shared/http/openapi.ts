@@ -129,7 +129,15 @@ const operationOf = (route: RouteSpec) => {
     security: securityOf(route),
     'x-auth': route.auth,
     ...(parameters.length > 0 && { parameters }),
-    ...(requestBody && { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(requestBody, 'input') } } } }),
+    ...(requestBody && {
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': { schema: schemaOf(requestBody, 'input') },
+          ...(route.formBody && { 'application/x-www-form-urlencoded': { schema: schemaOf(requestBody, 'input') } }),
+        },
+      },
+    }),
     responses: {
       [success]: {
         description: 'Success',

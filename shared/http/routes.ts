@@ -16,7 +16,7 @@ import { ReceiptView, StatusView } from '../domain/receipt-views';
 import { ReceiptCreateRequest, ReceiptListQuery, ReceiptStatusQuery, ReceiptStatusUpdate } from '../domain/receipt-request';
 import { ShopBranding, ShopConfig, ShopConfigUpdate, ShopLayout, Slug } from '../domain/shop';
 import { Plan, Scope, scopes } from '../domain/subscription';
-import { PaymentAnswer, PaymentSubmission, PortalEvent, PortalView, QuoteRequest, QuoteView } from '../domain/portal-views';
+import { OnrampAnswer, PaymentAnswer, PaymentSubmission, PortalEvent, PortalView, QuoteRequest, QuoteView } from '../domain/portal-views';
 import { RefundView } from '../domain/receipt-views';
 import { usdAmount } from '../domain/money';
 import { SubscriptionResult, X402OrderRequest, X402ReceiptAnswer, X402SubscribeRequest } from '../domain/x402-requests';
@@ -69,6 +69,8 @@ export interface RouteSpec<
    * answers first (`body` then only parses the JSON): the schema the use case validates with.
    */
   documentedBody?: z.ZodType;
+  /** Also take the body as an HTML form (`application/x-www-form-urlencoded`): a page's form posts work without script. */
+  formBody?: true;
   response: R;
   successStatus?: number;
   /** The error codes this route can answer with, beyond the common ones of its auth kind. */
@@ -571,6 +573,51 @@ export const routes = {
     body: PaymentSubmission,
     response: PaymentAnswer,
     errors: ['not_found', 'invalid_input', 'transaction_not_found', 'transaction_already_used', 'not_a_payment', 'service_unavailable'],
+  }),
+  portalOnramp: route({
+    name: 'portal-onramp',
+    method: 'POST',
+    path: '/api/portal/{id}/onramp',
+    auth: { kind: 'portal' },
+    summary: "Pay by card: a card on-ramp session that delivers the receipt's USDC quote to the merchant's split (redirect_url goes to the session)",
+    response: OnrampAnswer,
+    errors: ['not_found', 'unsupported_token', 'price_stale', 'receipt_not_payable', 'split_required', 'conflict', 'service_unavailable'],
+  }),
+  onrampWebhook: route({
+    name: 'onramp-webhook',
+    method: 'POST',
+    path: '/api/onramp/{provider}/webhook',
+    auth: { kind: 'public' },
+    summary: "A card on-ramp provider's events, signed with its own scheme: tracking statuses and failures of card payments, each applied once",
+    body: z.looseObject({}),
+    response: z.union([
+      z.object({ ok: z.literal(true), applied: z.literal(true), status: z.string() }),
+      z.object({ ok: z.literal(true), applied: z.literal(false), reason: z.string() }),
+    ]),
+    errors: ['not_found', 'invalid_input', 'invalid_signature'],
+  }),
+  onrampSandboxPage: route({
+    name: 'onramp-sandbox-page',
+    method: 'GET',
+    path: '/onramp/sandbox/{session}',
+    auth: { kind: 'public' },
+    responseKind: 'html',
+    summary: "The sandbox on-ramp's checkout page: a tester picks the card payment's outcome",
+    response: z.string(),
+    errors: ['not_found'],
+  }),
+  onrampSandboxFinish: route({
+    name: 'onramp-sandbox-finish',
+    method: 'POST',
+    path: '/onramp/sandbox/{session}',
+    auth: { kind: 'public' },
+    responseKind: 'html',
+    summary: "The sandbox checkout's form: plays the outcome picked (success sends the test USDC), then redirects (303) to the receipt's redirect_url or payment page",
+    body: z.object({ outcome: z.string().min(1).max(64) }),
+    formBody: true,
+    response: z.string(),
+    successStatus: 303,
+    errors: ['not_found', 'invalid_input', 'conflict'],
   }),
   receiptsRefund: route({
     name: 'receipts-refund',

@@ -78,5 +78,22 @@ export interface OnrampProvider {
    * within the provider's tolerance of `now`) and reads it. Throws `OnrampSignatureError` when it
    * does not verify; answers null for a verified event the service has no use for.
    */
-  readWebhook(rawBody: string, headers: { get(name: string): string | null }, now: number): OnrampEvent | null;
+  readWebhook(rawBody: string, headers: { get(name: string): string | null }, now: number): OnrampEvent | null | Promise<OnrampEvent | null>;
+}
+
+/** What the sandbox provider says about a session, as its webhook would (the rest is filled in when sent). */
+export type SandboxNotice = Pick<OnrampEvent, 'sessionId' | 'kind'> & Partial<Pick<OnrampEvent, 'sourceAmountUsd' | 'transactionHash' | 'providerErrorCode'>> & {
+  /** A fixed id makes a repeated notice the same event (a page reloaded); default a fresh one. */
+  eventId?: string;
+};
+
+/**
+ * The sandbox provider's own desk, behind its hosted page: what a real provider does on its side
+ * (charging the card, sending the USDC, calling the webhook), done on the local chain.
+ */
+export interface SandboxDesk {
+  /** Signs the notice as the sandbox's webhook and sends it to the service's webhook route; resolves once it was answered 2xx. */
+  notify(notice: SandboxNotice): Promise<void>;
+  /** Sends test tokens from the sandbox's funded account; resolves with the transaction hash once mined. */
+  deliver(token: string, to: string, amountAtomic: string): Promise<string>;
 }

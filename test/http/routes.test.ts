@@ -34,6 +34,11 @@ const expectedKeyless: Record<string, string> = {
   'GET /api/portal/{id}/qr.svg': 'portal',
   'POST /api/portal/{id}/events': 'portal',
   'POST /api/portal/{id}/payments': 'portal',
+  'POST /api/portal/{id}/onramp': 'portal',
+  // Card on-ramp: the provider's signed webhooks, and the sandbox provider's checkout page.
+  'POST /api/onramp/{provider}/webhook': 'public',
+  'GET /onramp/sandbox/{session}': 'public',
+  'POST /onramp/sandbox/{session}': 'public',
   // Agents: paid by x402 (or, for the starter plan, a sign-in-with-x proof) instead of a key.
   'POST /api/x402/orders': 'x402',
   'POST /api/x402/subscribe': 'x402',

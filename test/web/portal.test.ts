@@ -40,6 +40,7 @@ const view = (fields: Partial<PortalView> = {}): PortalView => ({
   payment: null,
   underpaid: null,
   failure: null,
+  card: null,
   ...fields,
 });
 

@@ -494,6 +494,29 @@ const localTimes = () => {
   }
 };
 
+/** Pay by card: a provider session for the receipt's USDC quote, then the provider's checkout page. */
+const setUpCard = () => {
+  const button = byId<HTMLButtonElement>('card-button');
+  if (!button) return;
+  button.hidden = false;
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    const say = (text: string) => {
+      const line = byId('card-state');
+      if (line) line.textContent = text;
+    };
+    say('Opening the card payment…');
+    const answer = await call<{ url: string }>('/onramp', {});
+    if (answer.ok) {
+      say('Taking you to the card payment…');
+      window.location.assign(answer.json.url);
+      return;
+    }
+    button.disabled = false;
+    say(answer.json.message ?? 'The card payment could not be opened. Try again, or pay with crypto above.');
+  });
+};
+
 const start = () => {
   if (!page) return;
   applyBrand();
@@ -503,6 +526,7 @@ const start = () => {
   if (data.status === 'checkout_success' && !state.received) void watchStatus();
   if (!form || data.payable !== 'true') return;
   form.hidden = false;
+  setUpCard();
   report({ status: 'link_opened' });
   form.addEventListener('change', (event) => {
     const input = event.target as HTMLInputElement;

@@ -231,6 +231,19 @@ ${tokenChoice(view, token)}
 </section>`;
 };
 
+/**
+ * Paying by card: a card on-ramp provider buys the USDC and sends it to the shop's split. The
+ * script enables the button and sends the buyer to the provider's checkout; without the script the
+ * section says so.
+ */
+const cardSection = (view: PortalView): Html => `<section class="card pay-by-card" id="card" aria-labelledby="card-title">
+<h2 id="card-title">Pay by card</h2>
+<p class="note">A card payment provider buys ${escapeHtml(formatUsd(view.customerTotalUsd))} in USDC for you and sends it to ${escapeHtml(view.shop.name)}. The provider may add its own fee.</p>
+<noscript><p class="note">Paying by card from this page needs JavaScript.</p></noscript>
+<button type="button" class="button" id="card-button" hidden>Pay by card</button>
+<p class="live" id="card-state" role="status" aria-live="polite"></p>
+</section>`;
+
 /** Shown by the script once the payment is confirmed (the server shows its own when the page loads paid). */
 const successSection = (): Html => `<section class="card state state-success" id="success" aria-labelledby="success-title" tabindex="-1" hidden>
 <h2 id="success-title">Payment received</h2>
@@ -243,7 +256,7 @@ const shopHeader = (view: PortalView): Html => {
   return `<header class="shop">${logo}<h1 class="shop-name">${escapeHtml(view.shop.name)}</h1></header>`;
 };
 
-const htmlDocument = (head: { title: string; style: string; script?: string }, rootAttributes: string, body: Html): Html => `<!doctype html>
+export const htmlDocument = (head: { title: string; style: string; script?: string }, rootAttributes: string, body: Html): Html => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -284,7 +297,7 @@ export const renderPortalPage = (view: PortalView, input: PortalPageInput): Html
     '<main class="sheet">',
     summarySection(view),
     ...(state ? [state] : []),
-    ...(view.payable ? [paySection(view, input), successSection()] : []),
+    ...(view.payable ? [paySection(view, input), ...(view.card ? [cardSection(view)] : []), successSection()] : []),
     linesSection(view),
     `<p class="footnote">Payment link: <a href="${escapeHtml(input.paymentUrl)}">${escapeHtml(input.paymentUrl)}</a></p>`,
     '</main>',

@@ -36,7 +36,7 @@ import { isEtagMismatchOrDuplicate, withEtagRetry } from '../etag-retry';
 import { loadMerchant } from '../merchants';
 import { changeStatus } from '../receipt-status';
 
-export type PortalDeps = Pick<AppDeps, 'receipts' | 'claims' | 'merchants' | 'chain' | 'settings' | 'clock' | 'ids' | 'chainState' | 'queue'>;
+export type PortalDeps = Pick<AppDeps, 'receipts' | 'claims' | 'merchants' | 'chain' | 'settings' | 'clock' | 'ids' | 'chainState' | 'queue' | 'onramp'>;
 
 /** Quotes kept on a receipt (newest last): enough for every token and for late payments of earlier quotes. */
 const MAX_QUOTES = 20;
@@ -143,6 +143,7 @@ export const getPortalView = async (deps: PortalDeps, receiptId: string): Promis
       : null,
     underpaid: underpaid ? { token: underpaid.token!, received: underpaid.amount, expected: underpaid.expected ?? underpaid.amount } : null,
     failure: failure && receipt.failure ? { code: receipt.failure.failureCode, reason: failure.reason, action: failure.action } : null,
+    card: deps.onramp && deps.settings.tokens.some((token) => token.symbol === 'USDC') ? { provider: deps.onramp.name } : null,
   };
 };
 

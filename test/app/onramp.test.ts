@@ -1,0 +1,252 @@
+import { Contract, NonceManager, Wallet, parseEther, type JsonRpcProvider } from 'ethers';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
+import { EvmChain } from '../../shared/adapters/evm/chain';
+import { createProvider } from '../../shared/adapters/evm/provider';
+import { SANDBOX_SIGNATURE_HEADER, sandboxOnramp, sandboxSignature } from '../../shared/adapters/onramp/sandbox';
+import type { AppDeps } from '../../shared/app/deps';
+import { applyOnrampWebhook, openOnrampSession } from '../../shared/app/onramp';
+import { SANDBOX_SUCCESS, sandboxCharge, sandboxCheckout, sandboxFinish, sandboxOutcomes } from '../../shared/app/onramp-sandbox';
+import { getPortalView, quoteFor } from '../../shared/app/payments/portal';
+import { verifyPayment } from '../../shared/app/payments/verify';
+import { createReceipt } from '../../shared/app/receipts';
+import { failureInfo, type FailureCode } from '../../shared/domain/failures';
+import { newMerchant } from '../../shared/domain/merchant';
+import { toWebhookBody } from '../../shared/domain/receipt-views';
+import type { OnrampProvider } from '../../shared/ports/onramp';
+import { allStores } from '../support/stores';
+
+/**
+ * Card payments below HTTP, on the run's anvil chain with every store adapter: the sandbox provider
+ * (real signatures, real USDC transfers) opens sessions, its webhooks move the receipt, the chain
+ * decides `paid`; every sandbox failure outcome fails the receipt with its exact code, and the
+ * receipt can still be paid by wallet; forged, altered, stale and replayed webhooks change nothing.
+ */
+const chainInfo = inject('chain');
+const SECRET = 'sandbox-secret-for-the-onramp-tests';
+const BASE_URL = 'http://service.test';
+let provider: JsonRpcProvider;
+let funder: NonceManager;
+
+const erc20 = (address: string, signer: Wallet | NonceManager) => new Contract(address, testUsdcArtifact.abi, signer);
+
+const newWallet = async (): Promise<Wallet> => {
+  const wallet = new Wallet(Wallet.createRandom().privateKey, provider);
+  await provider.send('anvil_setBalance', [wallet.address, '0x' + parseEther('100').toString(16)]);
+  await (await erc20(chainInfo.usdc, funder).getFunction('mint')(wallet.address, 10_000_000_000n)).wait();
+  return wallet;
+};
+
+beforeAll(async () => {
+  provider = createProvider(chainInfo.rpcUrl, chainInfo.chainId);
+  const key = Wallet.createRandom();
+  await provider.send('anvil_setBalance', [key.address, '0x' + parseEther('1000').toString(16)]);
+  funder = new NonceManager(new Wallet(key.privateKey, provider));
+});
+afterAll(() => provider.destroy());
+
+describe.each(allStores)('card payments through the sandbox on-ramp on $name', (store) => {
+  let deps: AppDeps;
+  let chain: EvmChain;
+  let merchant: string;
+  let split: string;
+  /** Every webhook the sandbox sent, as sent (body and headers), for replays. */
+  const sent: Array<{ body: string; headers: Record<string, string> }> = [];
+
+  beforeAll(async () => {
+    const relayer = await newWallet();
+    const sandboxFunder = await newWallet();
+    chain = new EvmChain({ rpcUrl: chainInfo.rpcUrl, chainId: chainInfo.chainId, relayerPrivateKey: relayer.privateKey, splitFactory: chainInfo.splitFactory, tokens: [chainInfo.usdc, chainInfo.usdt] });
+    const sandbox = sandboxOnramp({
+      baseUrl: BASE_URL,
+      secret: SECRET,
+      funderKey: sandboxFunder.privateKey,
+      chain: { rpcUrl: chainInfo.rpcUrl, chainId: chainInfo.chainId },
+      send: async (body, headers) => {
+        sent.push({ body, headers });
+        await applyOnrampWebhook(deps, 'sandbox', body, new Headers(headers));
+      },
+    });
+    const base = await store.make({ chain, onramp: sandbox.provider, onrampSandbox: sandbox.desk });
+    deps = {
+      ...base,
+      settings: {
+        ...base.settings,
+        baseUrl: BASE_URL,
+        tokens: [
+          { symbol: 'USDC', address: chainInfo.usdc, decimals: 6 },
+          { symbol: 'USDT', address: chainInfo.usdt, decimals: 6 },
+        ],
+        payments: { ...base.settings.payments, confirmations: 1 },
+      },
+    };
+    merchant = Wallet.createRandom().address.toLowerCase();
+    const platform = Wallet.createRandom().address.toLowerCase();
+    const deployed = await chain.deploySplit([
+      { address: merchant, bps: 9_900 },
+      { address: platform, bps: 100 },
+    ]);
+    split = deployed.address;
+    const now = Date.now();
+    await deps.merchants.upsert(merchant, {
+      ...newMerchant(merchant, now),
+      split: {
+        address: split,
+        recipients: [
+          { address: merchant, bps: 9_900, role: 'merchant' },
+          { address: platform, bps: 100, role: 'platform' },
+        ],
+        platformFeeBps: 100,
+        partnerFeeBps: 0,
+        txHash: deployed.txHash,
+        chainId: chainInfo.chainId,
+        deployedAt: now,
+      },
+    });
+  }, 60_000);
+  afterAll(() => chain.destroy());
+
+  let serial = 0;
+  const newReceipt = async (extra: { redirect_url?: string } = {}) => {
+    const id = `card-${store.name}-${++serial}-${Date.now()}`;
+    await createReceipt(
+      deps,
+      { wallet: merchant, subscriptionId: null },
+      { id, lineItems: [{ label: 'Beans', priceUsd: 18.5 }], totalUsd: 18.5, webhook_url: 'https://merchant.example/hooks', ...extra },
+    );
+    return id;
+  };
+  const receiptOf = async (id: string) => (await deps.receipts.get(merchant, id))!.value;
+
+  it('a card payment: session to the split for the USDC quote, then checkout_initialized → checkout_success → paid from the chain', async () => {
+    const id = await newReceipt({ redirect_url: 'https://shop.example/thanks' });
+    expect((await getPortalView(deps, id)).card).toEqual({ provider: 'sandbox' });
+    const session = await openOnrampSession(deps, id, null);
+    expect(session).toMatchObject({ ok: true, provider: 'sandbox', url: `${BASE_URL}/onramp/sandbox/${session.sessionId}` });
+    expect(session.quote).toMatchObject({ token: 'USDC', payTo: split, tokenAddress: chainInfo.usdc });
+    // A second click: the same session.
+    expect((await openOnrampSession(deps, id, null)).sessionId).toBe(session.sessionId);
+    expect(await receiptOf(id)).toMatchObject({ status: 'pending', onrampSessionId: session.sessionId, isOnrampSessionUnique: true });
+
+    const page = await sandboxCheckout(deps, session.sessionId);
+    expect(page).toMatchObject({ receiptId: id, destination: split, usdc: session.quote.display, closed: null });
+    expect((await receiptOf(id)).status).toBe('checkout_initialized');
+    // Opening the page again sends the same event: applied once.
+    await sandboxCheckout(deps, session.sessionId);
+    expect((await receiptOf(id)).statusHistory.filter((change) => change.status === 'checkout_initialized')).toHaveLength(1);
+
+    const balanceBefore: bigint = await erc20(chainInfo.usdc, funder).getFunction('balanceOf').staticCall(split);
+    const next = await sandboxFinish(deps, session.sessionId, SANDBOX_SUCCESS);
+    expect(next).toBe('https://shop.example/thanks');
+    const receipt = await receiptOf(id);
+    expect(receipt.statusHistory.map((change) => change.status)).toEqual(['checkout_initialized', 'checkout_success', 'paid']);
+    const charge = sandboxCharge(Number(session.quote.display));
+    expect(receipt).toMatchObject({ status: 'paid', token: 'USDC', amountPaid: session.quote.amount, onrampSessionId: session.sessionId, isOnrampSessionUnique: true, onrampSourceAmountUsd: charge });
+    expect(charge).toBeGreaterThan(receipt.customerTotalUsd);
+    const balanceAfter: bigint = await erc20(chainInfo.usdc, funder).getFunction('balanceOf').staticCall(split);
+    expect(balanceAfter - balanceBefore).toBe(BigInt(session.quote.amount));
+    const mined = await provider.getTransactionReceipt(receipt.transactionHash!);
+    expect(mined?.status).toBe(1);
+    // The webhook of each change carries the on-ramp fields.
+    const body = toWebhookBody(receipt, Date.now());
+    expect(body).toMatchObject({ status: 'paid', onrampSessionId: session.sessionId, isOnrampSessionUnique: true, onrampSourceAmountUsd: charge, failureCode: null });
+    // Paid: the sandbox refuses another outcome, and a session cannot be opened again.
+    await expect(sandboxFinish(deps, session.sessionId, SANDBOX_SUCCESS)).rejects.toMatchObject({ code: 'conflict' });
+    await expect(openOnrampSession(deps, id, null)).rejects.toMatchObject({ code: 'receipt_not_payable' });
+  }, 60_000);
+
+  it('every sandbox failure outcome fails the receipt with its exact code, category, reason and action', async () => {
+    for (const outcome of sandboxOutcomes.filter((candidate) => candidate.value !== SANDBOX_SUCCESS)) {
+      const id = await newReceipt();
+      const session = await openOnrampSession(deps, id, null);
+      await sandboxCheckout(deps, session.sessionId);
+      expect(await sandboxFinish(deps, session.sessionId, outcome.value)).toBe(`${BASE_URL}/pay/${id}`);
+      const receipt = await receiptOf(id);
+      const code = outcome.portalCode as FailureCode;
+      const info = failureInfo(code);
+      expect(receipt.status, outcome.value).toBe('failed');
+      expect(receipt.failure, outcome.value).toMatchObject({ failureCode: code, failureCategory: info.category, failureReason: info.reason, failureAction: info.action, providerErrorCode: outcome.value });
+      expect(receipt.failure?.providerRequestId).toMatch(/^req_sbx_/);
+      expect(toWebhookBody(receipt, Date.now())).toMatchObject({ status: 'failed', previousStatus: 'checkout_initialized', failureCode: code, failureCategory: info.category, providerErrorCode: outcome.value });
+    }
+  }, 120_000);
+
+  it('an unknown provider code becomes PORTAL_SYS_GENERIC_FAILURE, keeping the provider code', async () => {
+    const id = await newReceipt();
+    const session = await openOnrampSession(deps, id, null);
+    await sandboxFinish(deps, session.sessionId, 'mystery_error');
+    expect((await receiptOf(id)).failure).toMatchObject({ failureCode: 'PORTAL_SYS_GENERIC_FAILURE', failureCategory: 'system', providerErrorCode: 'mystery_error' });
+  });
+
+  it('after a decline the receipt can still be paid by wallet, or by card in a new session', async () => {
+    const id = await newReceipt();
+    const first = await openOnrampSession(deps, id, null);
+    await sandboxCheckout(deps, first.sessionId);
+    await sandboxFinish(deps, first.sessionId, 'card_declined');
+    expect((await receiptOf(id)).status).toBe('failed');
+    expect((await getPortalView(deps, id)).payable).toBe(true);
+    // The card again: a new session (the declined one is closed).
+    const second = await openOnrampSession(deps, id, null);
+    expect(second.sessionId).not.toBe(first.sessionId);
+    expect((await sandboxCheckout(deps, first.sessionId)).closed).toMatch(/newer session/);
+    // A late rejection of the replaced session changes nothing.
+    await deps.onrampSandbox!.notify({ sessionId: first.sessionId, kind: 'rejected', providerErrorCode: 'fraud_blocked' });
+    expect((await receiptOf(id)).failure?.failureCode).toBe('PORTAL_PAY_CARD_DECLINED');
+    // Paid by wallet instead.
+    const buyer = await newWallet();
+    const quote = await quoteFor(deps, id, 'USDC');
+    const tx = await erc20(quote.tokenAddress!, buyer).getFunction('transfer')(quote.payTo, BigInt(quote.amount));
+    await tx.wait();
+    expect(await verifyPayment(deps, id, tx.hash)).toMatchObject({ outcome: 'paid', status: 'paid' });
+  }, 60_000);
+
+  describe('provider webhooks that must change nothing', () => {
+    const signed = (body: string, at = Math.floor(Date.now() / 1000), secret = SECRET) => new Headers({ [SANDBOX_SIGNATURE_HEADER]: sandboxSignature(secret, at, body) });
+    const rejection = (sessionId: string, id = `evt_forged_${Date.now()}`) =>
+      JSON.stringify({ id, type: 'sandbox.session_updated', created: Math.floor(Date.now() / 1000), data: { session: sessionId, kind: 'rejected', source_amount_usd: null, transaction_hash: null, code: 'card_declined', request_id: 'req_x' } });
+
+    it('a forged, altered or stale webhook is refused (invalid_signature)', async () => {
+      const id = await newReceipt();
+      const session = await openOnrampSession(deps, id, null);
+      const body = rejection(session.sessionId);
+      await expect(applyOnrampWebhook(deps, 'sandbox', body, signed(body, undefined, 'another-secret-entirely'))).rejects.toMatchObject({ code: 'invalid_signature' });
+      await expect(applyOnrampWebhook(deps, 'sandbox', body.replace('card_declined', 'fraud_blocked'), signed(body))).rejects.toMatchObject({ code: 'invalid_signature' });
+      await expect(applyOnrampWebhook(deps, 'sandbox', body, signed(body, Math.floor(Date.now() / 1000) - 600))).rejects.toMatchObject({ code: 'invalid_signature' });
+      await expect(applyOnrampWebhook(deps, 'sandbox', body, new Headers())).rejects.toMatchObject({ code: 'invalid_signature' });
+      // A provider this deployment does not use.
+      await expect(applyOnrampWebhook(deps, 'stripe', body, signed(body))).rejects.toMatchObject({ code: 'not_found' });
+      expect((await receiptOf(id)).status).toBe('pending');
+      // The same body, properly signed, applies.
+      expect(await applyOnrampWebhook(deps, 'sandbox', body, signed(body))).toMatchObject({ applied: true, status: 'failed' });
+    });
+
+    it('a replayed webhook is applied once', async () => {
+      const id = await newReceipt();
+      const session = await openOnrampSession(deps, id, null);
+      await sandboxCheckout(deps, session.sessionId);
+      const created = sent.findLast((webhook) => webhook.body.includes(session.sessionId))!;
+      await sandboxFinish(deps, session.sessionId, 'kyc_required');
+      const rejected = sent.findLast((webhook) => webhook.body.includes(session.sessionId))!;
+      const before = await receiptOf(id);
+      // A new session after the failure; then the old events arrive again, signatures still fresh.
+      await openOnrampSession(deps, id, null);
+      expect(await applyOnrampWebhook(deps, 'sandbox', rejected.body, new Headers(rejected.headers))).toMatchObject({ applied: false });
+      expect(await applyOnrampWebhook(deps, 'sandbox', created.body, new Headers(created.headers))).toMatchObject({ applied: false });
+      const after = await receiptOf(id);
+      expect(after.status).toBe('failed');
+      expect(after.statusHistory).toHaveLength(before.statusHistory.length);
+    });
+
+    it('an event about a session no receipt has is answered, not applied', async () => {
+      const body = rejection('sbx_unknown');
+      expect(await applyOnrampWebhook(deps, 'sandbox', body, signed(body))).toMatchObject({ applied: false, reason: expect.stringContaining('no receipt') });
+    });
+  });
+
+  it('without a provider the portal offers no card and refuses to open a session', async () => {
+    const id = await newReceipt();
+    const without = { ...deps, onramp: undefined as OnrampProvider | undefined };
+    expect((await getPortalView(without, id)).card).toBeNull();
+    await expect(openOnrampSession(without, id, null)).rejects.toThrow(/card payments are not offered/);
+  });
+});
