@@ -7,9 +7,24 @@ import { loadMerchant, updateMerchant } from './merchants';
 
 type ShopDeps = Pick<AppDeps, 'merchants' | 'claims' | 'clock' | 'settings'>;
 
+/** Groups added since a document was written read as their defaults. */
+const withNewGroups = (shop: ShopConfig): ShopConfig => ({ ...shop, reserveRatios: shop.reserveRatios ?? null });
+
 export const getShopConfig = async (deps: ShopDeps, wallet: string): Promise<{ config: ShopConfig }> => ({
-  config: (await loadMerchant(deps, wallet)).shop,
+  config: withNewGroups((await loadMerchant(deps, wallet)).shop),
 });
+
+/** Reserve ratios may name only the tokens this deployment accepts (a token it does not take could never be paid in). */
+const checkReserveRatios = (deps: ShopDeps, ratios: ShopConfigUpdate['reserveRatios']) => {
+  if (!ratios) return;
+  const accepted = deps.settings.tokens.map((token) => token.symbol as string);
+  for (const symbol of Object.keys(ratios)) {
+    if (!accepted.includes(symbol)) {
+      const field = `reserveRatios.${symbol}`;
+      throw new DomainError('invalid_input', `${field}: this deployment does not accept ${symbol} (it accepts ${accepted.join(', ') || 'no tokens'})`, { field });
+    }
+  }
+};
 
 /** Makes `slug` this wallet's, across all merchants; another owner → 409 slug_taken. */
 const claimSlug = async (deps: ShopDeps, wallet: string, slug: string): Promise<boolean> => {
@@ -37,13 +52,14 @@ export const updateShopConfig = async (deps: ShopDeps, wallet: string, update: S
     const problem = webhookTargetProblem(update.webhookUrl, deps.settings.development);
     if (problem) throw new DomainError('invalid_input', `webhookUrl: ${problem}`, { field: 'webhookUrl' });
   }
+  checkReserveRatios(deps, update.reserveRatios);
   const wantedSlug = update.directory?.slug ?? null;
   const claimedNow = wantedSlug ? await claimSlug(deps, wallet, wantedSlug) : false;
   let previousSlug: string | null = null;
   try {
     const config = await updateMerchant(deps, wallet, (merchant, now) => {
       previousSlug = merchant.shop.directory.slug;
-      const shop: ShopConfig = { ...merchant.shop, ...update, updatedAt: now };
+      const shop: ShopConfig = withNewGroups({ ...merchant.shop, ...update, updatedAt: now });
       return { merchant: { ...merchant, shop }, result: shop };
     });
     if (update.directory && previousSlug && previousSlug !== wantedSlug) await releaseSlug(deps, wallet, previousSlug);

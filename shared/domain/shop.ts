@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JurisdictionCode, findJurisdiction } from './tax-catalog';
+import { ReserveRatios } from './reserve';
 
 export const industryPacks = ['general', 'restaurant', 'retail', 'hotel', 'freelancer', 'publishing'] as const;
 
@@ -75,6 +76,8 @@ const groups = {
   processingFeePct: ProcessingFeePct,
   webhookUrl: z.string().max(2048).nullable(),
   directory: ShopDirectory,
+  /** Target shares of the merchant's reserve by token; null: none set (the recommendation aims for an even split). */
+  reserveRatios: ReserveRatios.nullable(),
 };
 
 /** A shop configuration write: each group present replaces that group; absent groups stay as they are. */
@@ -85,6 +88,7 @@ export const ShopConfigUpdate = z.object({
   processingFeePct: groups.processingFeePct.optional(),
   webhookUrl: groups.webhookUrl.optional(),
   directory: groups.directory.optional(),
+  reserveRatios: groups.reserveRatios.optional(),
 });
 export type ShopConfigUpdate = z.output<typeof ShopConfigUpdate>;
 
@@ -98,6 +102,7 @@ export const defaultShopConfig = (): ShopConfig => ({
   processingFeePct: 0,
   webhookUrl: null,
   directory: ShopDirectory.parse({}),
+  reserveRatios: null,
   updatedAt: null,
 });
 
