@@ -3,6 +3,7 @@ import { X402_HEADERS } from '../domain/x402';
 import type { AppDeps } from '../app/deps';
 import { resolveSession, sameSecret, sha256Hex } from '../app/auth';
 import { BoundedCache } from '../app/bounded-cache';
+import { countKeyUse } from '../app/usage';
 import { DomainError } from '../domain/errors';
 import { ID_PATTERN } from '../domain/query-params';
 import { StoreUnavailableError } from '../ports/errors';
@@ -97,7 +98,8 @@ const authorizeSession = async (deps: AppDeps, role: Role, request: IncomingCall
 
 /**
  * Who is calling. `key` routes: the gateway's `x-subscription-id` stamp (never a client wallet), then
- * status (401) and scope (403), and the request counts against the plan's quota. `session` routes:
+ * status (401) and scope (403), and the request counts against the plan's quota and, once let
+ * through, in the key's usage for the billing period. `session` routes:
  * the signed session cookie (401), the role (403) and, for writes, Origin and CSRF token (403).
  * `portal` routes: anyone, within a per-receipt limit. `x402` routes: anyone; the use case gates
  * itself with `requirePayment` (shared/app/x402/gate.ts), after checking its input, so a request
@@ -143,6 +145,8 @@ const authorizeKey = async (deps: AppDeps, scope: Scope | undefined, request: In
   const now = deps.clock.now();
   noteKeyUse(deps, subscription, now);
   const decision = deps.rateLimiter.hit(subscription.id, deps.settings.planQuotas[subscription.plan], now);
+  // Billing counts the requests the quota lets through (shared/app/usage.ts); a 429 is not one.
+  if (decision.allowed) countKeyUse(deps, subscription, now);
   return {
     subscription,
     session: undefined,

@@ -22,4 +22,6 @@ export interface Claim {
   createdAt: number;
   /** Unix ms after which the claim no longer counts (nonces); absent: forever. */
   expiresAt?: number;
+  /** A counter's value, for records that count (a key's requests in a billing period). */
+  count?: number;
 }
