@@ -47,6 +47,19 @@ const entries = {
 } as const satisfies Record<string, readonly [FailureCategory, string, string]>;
 
 export type FailureCode = keyof typeof entries;
+
+/**
+ * What the buyer's page says to do after a failure, by category (the registry's actions are
+ * addressed to the merchant). The receipt stays payable after any of them but an expiry.
+ */
+export const buyerAdvice: Record<FailureCategory, string> = {
+  card_decline: 'Try another card, or pay with crypto.',
+  compliance: 'The card provider cannot complete this purchase for you. You can pay with crypto instead.',
+  limits: 'This amount is outside what the card provider allows for you. You can pay with crypto instead.',
+  blockchain: 'Nothing was taken. Try again, or choose another token.',
+  session: 'You can start the payment again.',
+  system: 'Try again in a moment, or pay another way.',
+};
 export const failureCodes = Object.keys(entries) as FailureCode[];
 
 export const failureInfo = (code: FailureCode): FailureInfo => {

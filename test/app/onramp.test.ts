@@ -184,7 +184,9 @@ describe.each(allStores)('card payments through the sandbox on-ramp on $name', (
     await sandboxCheckout(deps, first.sessionId);
     await sandboxFinish(deps, first.sessionId, 'card_declined');
     expect((await receiptOf(id)).status).toBe('failed');
-    expect((await getPortalView(deps, id)).payable).toBe(true);
+    const view = await getPortalView(deps, id);
+    expect(view.payable).toBe(true);
+    expect(view.failure).toEqual({ code: 'PORTAL_PAY_CARD_DECLINED', reason: 'Declined by the issuer', action: 'Try another card, or pay with crypto.' });
     // The card again: a new session (the declined one is closed).
     const second = await openOnrampSession(deps, id, null);
     expect(second.sessionId).not.toBe(first.sessionId);

@@ -338,3 +338,65 @@ describe('the payment page in a browser', () => {
     }
   }, 90_000);
 });
+
+describe('paying by card in a browser, through the sandbox on-ramp', () => {
+  it('chooses card on a phone, finishes in the sandbox checkout, and comes back to the success screen', async () => {
+    const id = await newOrder();
+    const { context, page, problems } = await openPage(phone);
+    try {
+      await page.goto(`${stack.baseUrl}/pay/${id}`);
+      const card = page.getByRole('button', { name: 'Pay by card' });
+      await card.waitFor();
+      await shot(page, 'card', '1-opened');
+      // By keyboard, as on the wallet path.
+      await card.focus();
+      await page.keyboard.press('Enter');
+      await page.waitForURL(/\/onramp\/sandbox\/sbx_/);
+      expect(await page.locator('h1').textContent()).toBe('Sandbox card checkout');
+      expect(await page.getByLabel('Approve the card and deliver the USDC').isChecked()).toBe(true);
+      await shot(page, 'card', '2-sandbox');
+      await page.getByRole('button', { name: /^Pay \$\d+\.\d\d$/ }).click();
+      await page.waitForURL(`${stack.baseUrl}/pay/${id}`);
+      await page.locator('#state h2').filter({ hasText: 'Payment received' }).waitFor({ timeout: 30_000 });
+      await shot(page, 'card', '3-paid');
+      const receipt = (await call(stack.baseUrl, `/api/receipts/${encodeURIComponent(id)}`, { key: stack.apiKey })).json;
+      expect(receipt).toMatchObject({ status: 'paid', token: 'USDC', isOnrampSessionUnique: true });
+      expect(receipt.onrampSessionId).toMatch(/^sbx_/);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
+
+  it('a declined card shows its message, and the receipt is then paid by wallet on a desktop', async () => {
+    const id = await newOrder();
+    const { context, page, problems } = await openPage(desktop, { account: buyers[0]! });
+    try {
+      await page.goto(`${stack.baseUrl}/pay/${id}`);
+      await page.getByRole('button', { name: 'Pay by card' }).click();
+      await page.waitForURL(/\/onramp\/sandbox\/sbx_/);
+      await page.getByLabel('Declined by the issuer').check();
+      await shot(page, 'card-declined', '1-sandbox');
+      await page.getByRole('button', { name: /^Pay \$/ }).click();
+      await page.waitForURL(`${stack.baseUrl}/pay/${id}`);
+      const state = page.locator('#state');
+      expect(await state.locator('h2').textContent()).toBe('Payment failed');
+      expect(await state.textContent()).toContain('Declined by the issuer');
+      expect(await state.textContent()).toContain('You can try again below.');
+      // Advice for the buyer, not the merchant's.
+      expect(await state.textContent()).toContain('Try another card, or pay with crypto.');
+      expect(await state.textContent()).not.toContain('Ask the buyer');
+      await shot(page, 'card-declined', '2-declined');
+      // The wallet still pays it.
+      await quoted(page, 'USDC');
+      await connect(page);
+      await page.locator('#pay-button').click();
+      await page.locator('#success').waitFor({ state: 'visible', timeout: 30_000 });
+      await shot(page, 'card-declined', '3-paid-by-wallet');
+      expect((await receiptStatus(id)).status).toBe('paid');
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
+});

@@ -20,9 +20,9 @@ export const renderSandboxCheckout = (view: SandboxCheckoutView, input: { style:
   const outcomes = view.outcomes
     .map(
       (outcome, index) =>
-        `<label class="token"><input type="radio" name="outcome" value="${escapeHtml(outcome.value)}"${index === 0 ? ' checked' : ''}><span class="token-symbol">${escapeHtml(
+        `<label class="token"><input type="radio" name="outcome" value="${escapeHtml(outcome.value)}"${index === 0 ? ' checked' : ''}><span class="outcome"><span class="token-symbol">${escapeHtml(
           outcome.label,
-        )}</span><span class="token-amount">${escapeHtml(outcome.portalCode ?? 'USDC sent')}</span></label>`,
+        )}</span><span class="outcome-code">${escapeHtml(outcome.portalCode ?? 'the USDC is sent to the split')}</span></span></label>`,
     )
     .join('\n');
   const form = view.closed

@@ -4,7 +4,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { DomainError } from '../../domain/errors';
-import { failureInfo, isFailureCode } from '../../domain/failures';
+import { buyerAdvice, failureInfo, isFailureCode } from '../../domain/failures';
 import type { Merchant } from '../../domain/merchant';
 import { toCents } from '../../domain/money';
 import {
@@ -142,7 +142,8 @@ export const getPortalView = async (deps: PortalDeps, receiptId: string): Promis
         }
       : null,
     underpaid: underpaid ? { token: underpaid.token!, received: underpaid.amount, expected: underpaid.expected ?? underpaid.amount } : null,
-    failure: failure && receipt.failure ? { code: receipt.failure.failureCode, reason: failure.reason, action: failure.action } : null,
+    // The action addressed to the buyer (the registry's is the merchant's).
+    failure: failure && receipt.failure ? { code: receipt.failure.failureCode, reason: failure.reason, action: buyerAdvice[failure.category] } : null,
     card: deps.onramp && deps.settings.tokens.some((token) => token.symbol === 'USDC') ? { provider: deps.onramp.name } : null,
   };
 };
