@@ -101,6 +101,10 @@ param chainExplorerUrl string = 'https://basescan.org'
 @description('A remote x402 facilitator that verifies and settles the payments agents make by x402 (X402_FACILITATOR_URL, its base URL). Empty: the app settles them in process, the relayer submitting each payment on the chain above.')
 param x402FacilitatorUrl string = ''
 
+@description('Who sells USDC to card buyers (ONRAMP_PROVIDER): stripe (Stripe\'s crypto on-ramp; then the Key Vault secrets stripe-secret-key and stripe-webhook-secret must exist, written by this deployment from stripeSecretKey and stripeWebhookSecret or by the operator) or none (no card payments).')
+@allowed(['none', 'stripe'])
+param onrampProvider string = 'none'
+
 @description('Split factory contract (SPLIT_FACTORY_ADDRESS).')
 param splitFactoryAddress string
 
@@ -194,6 +198,14 @@ param dataEncryptionKey string = ''
 @secure()
 param relayerPrivateKey string = ''
 
+@description('STRIPE_SECRET_KEY (sk_live_… or a restricted rk_live_… key; sk_test_… on Base Sepolia) for the card on-ramp. Written into the Key Vault secret stripe-secret-key, which the app setting references when onrampProvider is stripe. Empty: the secret is left as it is.')
+@secure()
+param stripeSecretKey string = ''
+
+@description('STRIPE_WEBHOOK_SECRET (whsec_…, of the Stripe webhook endpoint <gateway>/api/onramp/stripe/webhook). Written into the Key Vault secret stripe-webhook-secret. Empty: the secret is left as it is.')
+@secure()
+param stripeWebhookSecret string = ''
+
 @description('EDGE_SECRET (the value the edge proxy injects as x-edge-secret; use hex). Written into the Key Vault secret edge-secret, in the vault this deployment creates: required on the first run with edgeProxyEnabled. Empty: the secret is left as it is.')
 @secure()
 param edgeSecret string = ''
@@ -280,6 +292,8 @@ module keyVault 'modules/keyvault.bicep' = {
     jwtSecret: jwtSecret
     dataEncryptionKey: dataEncryptionKey
     relayerPrivateKey: relayerPrivateKey
+    stripeSecretKey: stripeSecretKey
+    stripeWebhookSecret: stripeWebhookSecret
     edgeSecret: edgeSecret
   }
 }
@@ -353,6 +367,7 @@ module functionApp 'modules/functionapp.bicep' = {
     watchBlockRange: watchBlockRange
     portalCallsPerMinute: portalCallsPerMinute
     x402FacilitatorUrl: x402FacilitatorUrl
+    onrampProvider: onrampProvider
     splitFactoryAddress: splitFactoryAddress
     platformWallet: platformWallet
     adminWallets: adminWallets

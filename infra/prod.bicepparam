@@ -58,6 +58,8 @@ param watchBlockRange = 2000
 param portalCallsPerMinute = 120
 // x402: empty settles agents' payments in process with the relayer; a facilitator's base URL settles them there.
 param x402FacilitatorUrl = ''
+// Card payments: none until Stripe's secrets are in Key Vault (then stripe; infra/README.md "Card payments").
+param onrampProvider = 'none'
 
 param actionGroupResourceId = readEnvironmentVariable('ALERT_ACTION_GROUP_ID')
 param outboxDepthThreshold = 100
@@ -68,4 +70,6 @@ param gatewayFunctionKey = readEnvironmentVariable('GATEWAY_FUNCTION_KEY')
 param jwtSecret = readEnvironmentVariable('JWT_SECRET', '')
 param dataEncryptionKey = readEnvironmentVariable('DATA_ENCRYPTION_KEY', '')
 param relayerPrivateKey = readEnvironmentVariable('RELAYER_PRIVATE_KEY', '')
+param stripeSecretKey = readEnvironmentVariable('STRIPE_SECRET_KEY', '')
+param stripeWebhookSecret = readEnvironmentVariable('STRIPE_WEBHOOK_SECRET', '')
 param edgeSecret = readEnvironmentVariable('EDGE_SECRET', '')

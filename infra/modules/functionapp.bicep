@@ -108,6 +108,9 @@ param portalCallsPerMinute int
 @description('X402_FACILITATOR_URL: a remote x402 facilitator; empty: the relayer settles x402 payments in process.')
 param x402FacilitatorUrl string
 
+@description('ONRAMP_PROVIDER: stripe or none (card payments).')
+param onrampProvider string
+
 @description('SPLIT_FACTORY_ADDRESS.')
 param splitFactoryAddress string
 
@@ -143,6 +146,8 @@ var keyVaultReference = {
   jwtSecret: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/${secretNames.jwtSecret}/)'
   dataEncryptionKey: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/${secretNames.dataEncryptionKey}/)'
   relayerPrivateKey: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/${secretNames.relayerPrivateKey}/)'
+  stripeSecretKey: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/${secretNames.stripeSecretKey}/)'
+  stripeWebhookSecret: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/${secretNames.stripeWebhookSecret}/)'
   edgeSecret: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/${secretNames.edgeSecret}/)'
 }
 
@@ -181,6 +186,8 @@ var appSettings = concat(
     { name: 'WATCH_BLOCK_RANGE', value: string(watchBlockRange) }
     // x402: a remote facilitator settles agents' payments; empty (unset for the app) means the relayer does, in process.
     { name: 'X402_FACILITATOR_URL', value: x402FacilitatorUrl }
+    // Card payments: the on-ramp provider; Stripe's secrets are referenced only when it is the one.
+    { name: 'ONRAMP_PROVIDER', value: onrampProvider }
     { name: 'SPLIT_FACTORY_ADDRESS', value: splitFactoryAddress }
     { name: 'PLATFORM_WALLET', value: platformWallet }
     { name: 'ADMIN_WALLETS', value: adminWallets }
@@ -199,7 +206,13 @@ var appSettings = concat(
     { name: 'DATA_ENCRYPTION_KEY', value: keyVaultReference.dataEncryptionKey }
     { name: 'RELAYER_PRIVATE_KEY', value: keyVaultReference.relayerPrivateKey }
   ],
-  edgeProxyEnabled ? [{ name: 'EDGE_SECRET', value: keyVaultReference.edgeSecret }] : []
+  edgeProxyEnabled ? [{ name: 'EDGE_SECRET', value: keyVaultReference.edgeSecret }] : [],
+  onrampProvider == 'stripe'
+    ? [
+        { name: 'STRIPE_SECRET_KEY', value: keyVaultReference.stripeSecretKey }
+        { name: 'STRIPE_WEBHOOK_SECRET', value: keyVaultReference.stripeWebhookSecret }
+      ]
+    : []
 )
 
 resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {

@@ -30,6 +30,14 @@ param dataEncryptionKey string
 @secure()
 param relayerPrivateKey string
 
+@description('STRIPE_SECRET_KEY; empty leaves the secret unchanged.')
+@secure()
+param stripeSecretKey string
+
+@description('STRIPE_WEBHOOK_SECRET; empty leaves the secret unchanged.')
+@secure()
+param stripeWebhookSecret string
+
 @description('EDGE_SECRET; empty leaves the secret unchanged.')
 @secure()
 param edgeSecret string
@@ -39,6 +47,8 @@ var secretNames = {
   jwtSecret: 'jwt-secret'
   dataEncryptionKey: 'data-encryption-key'
   relayerPrivateKey: 'relayer-private-key'
+  stripeSecretKey: 'stripe-secret-key'
+  stripeWebhookSecret: 'stripe-webhook-secret'
   edgeSecret: 'edge-secret'
   gatewayFunctionKey: 'apim-function-key'
 }
@@ -99,6 +109,24 @@ resource relayerPrivateKeyValue 'Microsoft.KeyVault/vaults/secrets@2023-07-01' =
   properties: {
     value: relayerPrivateKey
     contentType: 'RELAYER_PRIVATE_KEY: EVM key that pays gas'
+  }
+}
+
+resource stripeSecretKeyValue 'Microsoft.KeyVault/vaults/secrets@2023-07-01' = if (!empty(stripeSecretKey)) {
+  parent: vault
+  name: secretNames.stripeSecretKey
+  properties: {
+    value: stripeSecretKey
+    contentType: 'STRIPE_SECRET_KEY: the card on-ramp\'s API key'
+  }
+}
+
+resource stripeWebhookSecretValue 'Microsoft.KeyVault/vaults/secrets@2023-07-01' = if (!empty(stripeWebhookSecret)) {
+  parent: vault
+  name: secretNames.stripeWebhookSecret
+  properties: {
+    value: stripeWebhookSecret
+    contentType: 'STRIPE_WEBHOOK_SECRET: verifies the on-ramp\'s webhooks'
   }
 }
 

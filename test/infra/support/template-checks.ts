@@ -618,6 +618,8 @@ export const APP_SECRETS = [
   { param: 'jwtSecret', setting: 'JWT_SECRET', secret: 'jwt-secret' },
   { param: 'dataEncryptionKey', setting: 'DATA_ENCRYPTION_KEY', secret: 'data-encryption-key' },
   { param: 'relayerPrivateKey', setting: 'RELAYER_PRIVATE_KEY', secret: 'relayer-private-key' },
+  { param: 'stripeSecretKey', setting: 'STRIPE_SECRET_KEY', secret: 'stripe-secret-key' },
+  { param: 'stripeWebhookSecret', setting: 'STRIPE_WEBHOOK_SECRET', secret: 'stripe-webhook-secret' },
 ] as const;
 
 export const checkAppSecrets = (files: InfraFiles): string[] => {
