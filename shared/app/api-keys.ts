@@ -2,8 +2,11 @@ import { DomainError } from '../domain/errors';
 import { ID_PATTERN } from '../domain/query-params';
 import { API_KEY_PREFIX_LENGTH, toKeyView, type Plan, type Scope, type Subscription } from '../domain/subscription';
 import { currentPlanOf } from '../domain/merchant';
+import type { Receipt } from '../domain/receipt';
+import { isFinalReceipt } from '../domain/receipt-status';
 import { DuplicateKeyError } from '../ports/errors';
 import type { AppDeps } from './deps';
+import { withEtagRetry } from './etag-retry';
 import { hashApiKey } from './hashing';
 import { loadMerchant } from './merchants';
 
@@ -161,4 +164,78 @@ export const revokeMerchantKey = async (deps: Pick<AppDeps, 'subscriptions' | 'k
   await revokeApiKey(deps, id, wallet);
   await releaseKeySlot(deps, wallet, id);
   return { ok: true as const, id };
+};
+
+/** The key that signs a shop's webhooks for receipts no key of its own created (agents', the console's): its newest active one. */
+export const shopSigningKeyId = async (deps: Pick<AppDeps, 'subscriptions'>, wallet: string): Promise<string | null> => {
+  const active = (await deps.subscriptions.list({ wallet })).filter((subscription) => subscription.status === 'active');
+  return active.sort((a, b) => b.createdAt - a.createdAt)[0]?.id ?? null;
+};
+
+/** Receipts read per page while rolling, and pages per call: one call does a bounded amount of work; `nextCursor` goes on. */
+export const ROLL_PAGE_SIZE = 100;
+export const ROLL_PAGES_PER_CALL = 5;
+
+type RollDeps = Pick<AppDeps, 'subscriptions' | 'receipts'>;
+
+const ownKey = async (deps: Pick<AppDeps, 'subscriptions'>, wallet: string, id: string) => {
+  const subscription = ID_PATTERN.test(id) ? await deps.subscriptions.get(id) : undefined;
+  return subscription?.wallet === wallet ? subscription : undefined;
+};
+
+/**
+ * Moves one receipt's signing from `fromId` to `toId`, with the events it has not queued yet; false
+ * when it no longer needs it (already moved, refunded in full, gone). `updatedAt` stays: the receipt
+ * itself did not change, so a status report accepted earlier (an outbox entry) still applies.
+ */
+const resignReceipt = (deps: Pick<AppDeps, 'receipts'>, wallet: string, receiptId: string, fromId: string, toId: string) =>
+  withEtagRetry(
+    async ({ write }) => {
+      const stored = await deps.receipts.get(wallet, receiptId);
+      if (!stored || stored.value.createdBy !== fromId || isFinalReceipt(stored.value)) return false;
+      const next: Receipt = {
+        ...stored.value,
+        createdBy: toId,
+        pendingEvents: stored.value.pendingEvents.map((event) => (event.signingSubscriptionId === fromId ? { ...event, signingSubscriptionId: toId } : event)),
+      };
+      await write(() => deps.receipts.replace(wallet, next, stored.etag));
+      return true;
+    },
+    {
+      exhausted: () => {
+        throw new DomainError('conflict', `receipt ${receiptId} kept changing; roll again (receipts already moved stay moved)`);
+      },
+    },
+  );
+
+/**
+ * Rolls a revoked key: its receipts that can still change (every one but those refunded in full) are
+ * signed from now on by another active key of the same wallet, the merchant's choice. An active key
+ * is refused (409 `key_active`): the backend holding it still makes receipts it signs, so revoke it
+ * first. Idempotent: a receipt already moved is left alone, so a repeated call moves 0. Bounded:
+ * ROLL_PAGES_PER_CALL pages of ROLL_PAGE_SIZE a call; `nextCursor` (null when done) continues.
+ */
+export const rollMerchantKey = async (deps: RollDeps, wallet: string, id: string, input: { toKeyId: string; cursor?: string }) => {
+  const from = await ownKey(deps, wallet, id);
+  if (!from) throw new DomainError('not_found', `subscription ${id} not found`);
+  if (from.status === 'active') {
+    throw new DomainError('key_active', `key ${id} is active and still signs what it creates: revoke it first, then roll it`, { field: 'id' });
+  }
+  if (input.toKeyId === id) throw new DomainError('invalid_input', 'toKeyId: must be another key than the one rolled', { field: 'toKeyId' });
+  const to = await ownKey(deps, wallet, input.toKeyId);
+  if (!to) throw new DomainError('target_key_not_found', `toKeyId: no key ${input.toKeyId} of this wallet`, { field: 'toKeyId' });
+  if (to.status !== 'active') throw new DomainError('target_key_revoked', `toKeyId: key ${to.id} is revoked; choose an active key`, { field: 'toKeyId' });
+  if (!to.signingKey) throw new DomainError('invalid_input', 'toKeyId: this key has no signing key; create a new key', { field: 'toKeyId' });
+
+  let moved = 0;
+  let cursor = input.cursor;
+  for (let pages = 0; pages < ROLL_PAGES_PER_CALL; pages++) {
+    const page = await deps.receipts.listByWallet(wallet, { limit: ROLL_PAGE_SIZE, cursor, createdBy: from.id });
+    for (const receipt of page.receipts) {
+      if (!isFinalReceipt(receipt) && (await resignReceipt(deps, wallet, receipt.receiptId, from.id, to.id))) moved++;
+    }
+    cursor = page.nextCursor ?? undefined;
+    if (!cursor) break;
+  }
+  return { ok: true as const, id: from.id, toKeyId: to.id, moved, nextCursor: cursor ?? null };
 };

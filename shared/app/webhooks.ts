@@ -15,16 +15,32 @@ import { ID_PATTERN } from '../domain/query-params';
 import { queues } from '../registry';
 import { DuplicateKeyError } from '../ports/errors';
 import type { SendResult } from '../ports/webhooks';
+import { shopSigningKeyId } from './api-keys';
 import type { AppDeps } from './deps';
 import type { WebhookMessage } from './receipt-status';
 import { webhookHeaders } from './webhook-signing';
 
-type DeliveryDeps = Pick<AppDeps, 'deliveries' | 'subscriptions' | 'secretBox' | 'webhookSender' | 'queue' | 'clock' | 'settings'>;
+type DeliveryDeps = Pick<AppDeps, 'deliveries' | 'subscriptions' | 'secretBox' | 'webhookSender' | 'queue' | 'clock' | 'settings' | 'receipts'>;
 
 /** The API key that signs a subscription's webhooks (kept encrypted on its record). */
 const signingSecret = async (deps: Pick<AppDeps, 'subscriptions' | 'secretBox'>, subscriptionId: string | null): Promise<string | undefined> => {
   const subscription = subscriptionId ? await deps.subscriptions.get(subscriptionId) : undefined;
   return subscription?.signingKey ? deps.secretBox.open(subscription.signingKey) : undefined;
+};
+
+/**
+ * Who signs an attempt: the event's own key, unless that key is revoked and the receipt has since
+ * been rolled to another (POST /api/keys/{id}/roll): then the receipt's key now, so a retry or a
+ * redelivery of an event made before the roll verifies with the new key too. Only a revoked key
+ * costs the receipt read.
+ */
+const signerOf = async (deps: DeliveryDeps, message: Pick<WebhookMessage, 'wallet' | 'receiptId' | 'signingSubscriptionId'>) => {
+  const own = message.signingSubscriptionId ? await deps.subscriptions.get(message.signingSubscriptionId) : undefined;
+  if (own?.status === 'revoked') {
+    const current = (await deps.receipts.get(message.wallet, message.receiptId))?.value.createdBy;
+    if (current && current !== own.id) return { subscriptionId: current, secret: await signingSecret(deps, current) };
+  }
+  return { subscriptionId: message.signingSubscriptionId, secret: own?.signingKey ? deps.secretBox.open(own.signingKey) : undefined };
 };
 
 const isDelivered = (result: Pick<SendResult, 'httpStatus'>) => result.httpStatus !== null && result.httpStatus >= 200 && result.httpStatus < 300;
@@ -35,7 +51,7 @@ const isDelivered = (result: Pick<SendResult, 'httpStatus'>) => result.httpStatu
  * caller's retry queueing, so a claimed attempt is never left unsent by an error of ours.
  */
 const attemptDelivery = async (deps: DeliveryDeps, message: WebhookMessage): Promise<SendResult | undefined> => {
-  const secret = await signingSecret(deps, message.signingSubscriptionId);
+  const { subscriptionId: signingSubscriptionId, secret } = await signerOf(deps, message);
   const entry: DeliveryAttempt = {
     id: attemptId(message.eventId, message.attempt),
     receiptId: message.receiptId,
@@ -44,7 +60,7 @@ const attemptDelivery = async (deps: DeliveryDeps, message: WebhookMessage): Pro
     attempt: message.attempt,
     target: message.target,
     body: message.body,
-    signingSubscriptionId: message.signingSubscriptionId,
+    signingSubscriptionId,
     state: 'sending',
     startedAt: deps.clock.now(),
     httpStatus: null,
@@ -89,18 +105,29 @@ export const deliverWebhook = async (deps: DeliveryDeps, message: WebhookMessage
 };
 
 const ownReceiptAttempts = async (deps: Pick<AppDeps, 'receipts' | 'deliveries'>, wallet: string, receiptId: string) => {
-  if (!ID_PATTERN.test(receiptId) || !(await deps.receipts.get(wallet, receiptId))) throw new DomainError('not_found', `receipt ${receiptId} not found`);
+  const stored = ID_PATTERN.test(receiptId) ? await deps.receipts.get(wallet, receiptId) : undefined;
+  if (!stored) throw new DomainError('not_found', `receipt ${receiptId} not found`);
   const attempts = await deps.deliveries.listForReceipt(receiptId);
-  return attempts.sort((a, b) => a.startedAt - b.startedAt || a.attempt - b.attempt);
+  return { receipt: stored.value, attempts: attempts.sort((a, b) => a.startedAt - b.startedAt || a.attempt - b.attempt) };
 };
 
-export const listDeliveries = async (deps: Pick<AppDeps, 'receipts' | 'deliveries'>, wallet: string, receiptId: string) => ({
-  deliveries: (await ownReceiptAttempts(deps, wallet, receiptId)).map(toAttemptView),
-});
+/**
+ * The key that signs the receipt's next events, and whether it is revoked (it still signs them
+ * then, as the interface document says, until the merchant rolls the key); null when no key does.
+ */
+const signingKeyOf = async (deps: Pick<AppDeps, 'subscriptions'>, createdBy: string | null) => {
+  const subscription = createdBy ? await deps.subscriptions.get(createdBy) : undefined;
+  return subscription ? { id: subscription.id, prefix: subscription.keyPrefix, revoked: subscription.status === 'revoked' } : null;
+};
+
+export const listDeliveries = async (deps: Pick<AppDeps, 'receipts' | 'deliveries' | 'subscriptions'>, wallet: string, receiptId: string) => {
+  const { receipt, attempts } = await ownReceiptAttempts(deps, wallet, receiptId);
+  return { deliveries: attempts.map(toAttemptView), signingKey: await signingKeyOf(deps, receipt.createdBy) };
+};
 
 /** Sends a logged event again, now, as a new attempt with the same delivery id and the same bytes. */
 export const redeliver = async (deps: DeliveryDeps & Pick<AppDeps, 'receipts'>, wallet: string, receiptId: string, eventId: string) => {
-  const attempts = (await ownReceiptAttempts(deps, wallet, receiptId)).filter((attempt) => attempt.eventId === eventId);
+  const attempts = (await ownReceiptAttempts(deps, wallet, receiptId)).attempts.filter((attempt) => attempt.eventId === eventId);
   const last = attempts.at(-1);
   if (!last) throw new DomainError('not_found', `event ${eventId} not found for receipt ${receiptId}`);
   for (let extra = 1; extra <= 5; extra++) {
@@ -149,4 +176,25 @@ export const sendTestEvent = async (
     headers: webhookHeaders(deps.settings.webhookHeaderPrefix, { eventId, secret, body, timestamp: now }),
   });
   return { ok: true as const, eventId, delivered: isDelivered(result), ...result };
+};
+
+/**
+ * The console's test event: a session holds no key, so the merchant names one of its active keys
+ * (`keyId`), or its newest active key signs, as for the receipts the console makes.
+ */
+export const sendConsoleTestEvent = async (
+  deps: Pick<AppDeps, 'webhookSender' | 'secretBox' | 'subscriptions' | 'clock' | 'settings'>,
+  wallet: string,
+  input: { url: string; keyId?: string },
+) => {
+  let subscriptionId: string | null;
+  if (input.keyId !== undefined) {
+    const named = ID_PATTERN.test(input.keyId) ? await deps.subscriptions.get(input.keyId) : undefined;
+    if (named?.wallet !== wallet || named.status !== 'active') throw new DomainError('invalid_input', `keyId: no active key ${input.keyId} of this wallet`, { field: 'keyId' });
+    subscriptionId = named.id;
+  } else {
+    subscriptionId = await shopSigningKeyId(deps, wallet);
+    if (!subscriptionId) throw new DomainError('invalid_input', 'keyId: this wallet has no active API key to sign with; create one first', { field: 'keyId' });
+  }
+  return sendTestEvent(deps, { wallet, subscriptionId }, input.url);
 };

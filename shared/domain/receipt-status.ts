@@ -1,4 +1,6 @@
-import type { ReceiptStatus, StatusActor } from './receipt';
+import { toCents } from './money';
+import type { Receipt, ReceiptStatus, StatusActor } from './receipt';
+import { refundedUsd } from './receipt-views';
 
 /** Tracking statuses in their forward order; a receipt moves forward only (skips allowed). */
 const trackingOrder: ReceiptStatus[] = ['link_opened', 'buyer_logged_in', 'checkout_initialized', 'checkout_success'];
@@ -43,3 +45,10 @@ export const decideTransition = (current: ReceiptStatus, next: ReceiptStatus): S
   if (next === 'reconciled' && current !== 'paid') return { apply: false, reason: 'reconciled follows paid' };
   return rank(next) > rank(current) ? { apply: true } : { apply: false, reason: `${next} would move the receipt back from ${current}` };
 };
+
+/**
+ * A receipt nothing can change any more: refunded in full. Every other status may still move (a
+ * failed receipt may still be paid, a paid or partly refunded one refunded), so more webhooks may come.
+ */
+export const isFinalReceipt = (receipt: Receipt): boolean =>
+  receipt.status === 'refunded' && toCents(refundedUsd(receipt)) >= toCents(receipt.customerTotalUsd);

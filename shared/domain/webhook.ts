@@ -33,4 +33,6 @@ export const toAttemptView = (attempt: DeliveryAttempt) => ({
   httpStatus: attempt.httpStatus,
   error: attempt.error,
   durationMs: attempt.durationMs,
+  /** The key (subscription id) that signed the attempt. */
+  signedBy: attempt.signingSubscriptionId,
 });

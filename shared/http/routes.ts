@@ -126,7 +126,18 @@ const AttemptView = z.object({
   httpStatus: z.number().int().nullable(),
   error: z.string().nullable(),
   durationMs: z.number().int().nullable(),
+  signedBy: z.string().nullable().describe('the key (subscription id) that signed the attempt'),
 });
+
+const DeliveryLogAnswer = z.object({
+  deliveries: z.array(AttemptView),
+  signingKey: z
+    .object({ id: z.string(), prefix: z.string(), revoked: z.boolean() })
+    .nullable()
+    .describe("the key that signs the receipt's next events; revoked: it still signs them until the key is rolled (POST /api/keys/{id}/roll)"),
+});
+
+const ReceiptListAnswer = z.object({ receipts: z.array(ReceiptView), nextCursor: z.string().nullable(), degraded: z.literal(true).optional() });
 
 const SendOutcome = z.object({
   ok: z.literal(true),
@@ -136,6 +147,18 @@ const SendOutcome = z.object({
   error: z.string().nullable(),
   durationMs: z.number().int(),
 });
+
+const RedeliveryAnswer = SendOutcome.extend({ attempt: z.number().int() });
+
+const TerminalSale = z.object({
+  amountUsd: usdAmount.refine((usd) => usd >= 0.01, 'must be at least 0.01'),
+  label: z.string().trim().min(1).max(200).optional(),
+  jurisdictionCode: JurisdictionCode.optional(),
+});
+const TerminalAnswer = z.object({ ok: z.literal(true), receipt: ReceiptView, paymentUrl: z.string(), qrUrl: z.string() });
+
+/** The merchant console's calls of developer routes: the same use case and answer, by session instead of key. */
+const MERCHANT_SESSION = { kind: 'session', role: 'merchant' } as const;
 
 const SplitView = z.object({
   address: z.string(),
@@ -214,6 +237,19 @@ export const routes = {
     summary: 'Revoke one of your API keys',
     response: z.object({ ok: z.literal(true), id: z.string() }),
     errors: ['not_found'],
+  }),
+  keysRoll: route({
+    name: 'keys-roll',
+    method: 'POST',
+    path: '/api/keys/{id}/roll',
+    auth: { kind: 'session', role: 'merchant' },
+    summary: "Roll a revoked key: its receipts that can still change are signed from now on by another of your active keys (idempotent; a bounded batch a call, nextCursor goes on)",
+    body: z.object({
+      toKeyId: z.string().min(1).max(64).describe('the active key that signs those receipts from now on'),
+      cursor: z.preprocess(blankAsAbsent, z.string().max(500).optional()).describe('nextCursor of the previous call, to go on'),
+    }),
+    response: z.object({ ok: z.literal(true), id: z.string(), toKeyId: z.string(), moved: z.number().int(), nextCursor: z.string().nullable() }),
+    errors: ['not_found', 'invalid_input', 'key_active', 'target_key_not_found', 'target_key_revoked', 'conflict'],
   }),
   shopConfigGet: route({
     name: 'shop-config-get',
@@ -375,7 +411,7 @@ export const routes = {
     auth: { kind: 'key', scope: 'receipts:read' },
     summary: 'Your receipts, newest first, a page at a time',
     query: ReceiptListQuery,
-    response: z.object({ receipts: z.array(ReceiptView), nextCursor: z.string().nullable(), degraded: z.literal(true).optional() }),
+    response: ReceiptListAnswer,
     errors: ['invalid_input'],
   }),
   receiptsStatusGet: route({
@@ -413,7 +449,7 @@ export const routes = {
     path: '/api/receipts/{id}/deliveries',
     auth: { kind: 'key', scope: 'receipts:read' },
     summary: "The receipt's webhook delivery log: every attempt, its time, HTTP status or error, and duration",
-    response: z.object({ deliveries: z.array(AttemptView) }),
+    response: DeliveryLogAnswer,
     errors: ['not_found'],
   }),
   receiptsRedeliver: route({
@@ -422,7 +458,7 @@ export const routes = {
     path: '/api/receipts/{id}/deliveries/{eventId}/redeliver',
     auth: { kind: 'key', scope: 'receipts:write' },
     summary: 'Send a logged event again now, as a new attempt with the same delivery id and bytes',
-    response: SendOutcome.extend({ attempt: z.number().int() }),
+    response: RedeliveryAnswer,
     errors: ['not_found'],
   }),
   webhooksTest: route({
@@ -432,6 +468,64 @@ export const routes = {
     auth: { kind: 'key', scope: 'receipts:write' },
     summary: 'Send a signed sample receipt.status_updated to a URL and answer with the outcome',
     body: z.object({ url: z.string().min(1).max(2048) }),
+    response: SendOutcome,
+    errors: ['invalid_input'],
+  }),
+  consoleReceiptsList: route({
+    name: 'console-receipts-list',
+    method: 'GET',
+    path: '/api/console/receipts',
+    auth: MERCHANT_SESSION,
+    summary: 'The merchant console: your receipts, newest first, a page at a time (GET /api/receipts by session)',
+    query: ReceiptListQuery,
+    response: ReceiptListAnswer,
+    errors: ['invalid_input'],
+  }),
+  consoleReceiptsGet: route({
+    name: 'console-receipts-get',
+    method: 'GET',
+    path: '/api/console/receipts/{id}',
+    auth: MERCHANT_SESSION,
+    summary: 'The merchant console: one of your receipts (GET /api/receipts/{id} by session)',
+    response: ReceiptView,
+    errors: ['not_found'],
+  }),
+  consoleReceiptsDeliveries: route({
+    name: 'console-receipts-deliveries',
+    method: 'GET',
+    path: '/api/console/receipts/{id}/deliveries',
+    auth: MERCHANT_SESSION,
+    summary: "The merchant console: the receipt's webhook delivery log and signing key (GET /api/receipts/{id}/deliveries by session)",
+    response: DeliveryLogAnswer,
+    errors: ['not_found'],
+  }),
+  consoleReceiptsRedeliver: route({
+    name: 'console-receipts-redeliver',
+    method: 'POST',
+    path: '/api/console/receipts/{id}/deliveries/{eventId}/redeliver',
+    auth: MERCHANT_SESSION,
+    summary: 'The merchant console: send a logged event again now (POST /api/receipts/{id}/deliveries/{eventId}/redeliver by session)',
+    response: RedeliveryAnswer,
+    errors: ['not_found', 'conflict'],
+  }),
+  consoleReceiptsTerminal: route({
+    name: 'console-receipts-terminal',
+    method: 'POST',
+    path: '/api/console/receipts/terminal',
+    auth: MERCHANT_SESSION,
+    summary: "The merchant console's point of sale: an amount becomes a receipt with its payment link and QR code, signed by your newest active key (POST /api/receipts/terminal by session)",
+    body: TerminalSale,
+    response: TerminalAnswer,
+    successStatus: 201,
+    errors: ['invalid_input', 'split_required'],
+  }),
+  consoleWebhooksTest: route({
+    name: 'console-webhooks-test',
+    method: 'POST',
+    path: '/api/console/webhooks/test',
+    auth: MERCHANT_SESSION,
+    summary: 'The merchant console: send a signed sample event to a URL, signed by keyId or your newest active key (POST /api/webhooks/test by session)',
+    body: z.object({ url: z.string().min(1).max(2048), keyId: z.string().min(1).max(64).optional().describe('the active key that signs it; default your newest') }),
     response: SendOutcome,
     errors: ['invalid_input'],
   }),
@@ -649,12 +743,8 @@ export const routes = {
     path: '/api/receipts/terminal',
     auth: { kind: 'key', scope: 'receipts:write' },
     summary: 'Point of sale: an amount becomes a receipt (one line, Tax, Processing Fee) with its payment link and QR code',
-    body: z.object({
-      amountUsd: usdAmount.refine((usd) => usd >= 0.01, 'must be at least 0.01'),
-      label: z.string().trim().min(1).max(200).optional(),
-      jurisdictionCode: JurisdictionCode.optional(),
-    }),
-    response: z.object({ ok: z.literal(true), receipt: ReceiptView, paymentUrl: z.string(), qrUrl: z.string() }),
+    body: TerminalSale,
+    response: TerminalAnswer,
     successStatus: 201,
     errors: ['invalid_input', 'split_required'],
   }),

@@ -11,7 +11,7 @@ export interface ReceiptPage {
 /** Receipts by merchant wallet, plus the two queries the service needs. */
 export interface ReceiptRepository extends DocumentCollection<Receipt> {
   /** Newest first (createdAt, then id), a page at a time; one partition. */
-  listByWallet(wallet: string, query: { limit: number; cursor?: string; status?: ReceiptStatus }): Promise<ReceiptPage>;
+  listByWallet(wallet: string, query: ReceiptListFilter): Promise<ReceiptPage>;
   /** Receipts whose status events were written but not yet queued (the events relay's work; cross-partition, rare). */
   withPendingEvents(limit: number): Promise<Receipt[]>;
   /**
@@ -19,6 +19,14 @@ export interface ReceiptRepository extends DocumentCollection<Receipt> {
    * reconciliation, refunds); `createdBefore` narrows to those made earlier (Unix ms).
    */
   inStatuses(statuses: readonly ReceiptStatus[], query: ReceiptStatusQuery): Promise<Receipt[]>;
+}
+
+export interface ReceiptListFilter {
+  limit: number;
+  cursor?: string;
+  status?: ReceiptStatus;
+  /** Only receipts whose webhooks this subscription (API key) signs. */
+  createdBy?: string;
 }
 
 export interface ReceiptStatusQuery {

@@ -17,6 +17,7 @@ const expectedKeyless: Record<string, string> = {
   'POST /api/keys': 'session',
   'GET /api/keys': 'session',
   'DELETE /api/keys/{id}': 'session',
+  'POST /api/keys/{id}/roll': 'session',
   'POST /api/shop/config': 'session',
   'POST /api/pricing/config': 'session',
   'GET /api/site/config': 'public',
@@ -25,6 +26,13 @@ const expectedKeyless: Record<string, string> = {
   'POST /api/split/deploy': 'session',
   'POST /api/receipts/refund': 'session',
   'POST /api/receipts/refund/transaction': 'session',
+  // The merchant console's session variants of developer routes (the same use cases).
+  'GET /api/console/receipts': 'session',
+  'GET /api/console/receipts/{id}': 'session',
+  'GET /api/console/receipts/{id}/deliveries': 'session',
+  'POST /api/console/receipts/{id}/deliveries/{eventId}/redeliver': 'session',
+  'POST /api/console/receipts/terminal': 'session',
+  'POST /api/console/webhooks/test': 'session',
   // The buyer's pages and calls: anyone holding the receipt's unguessable id.
   'GET /portal/{id}': 'portal',
   'GET /pay/{id}': 'portal',

@@ -1,7 +1,7 @@
 import type { SqlParameter } from '@azure/cosmos';
 import { decodeCursor, encodeCursor } from '../../domain/cursor';
 import type { Receipt, ReceiptStatus } from '../../domain/receipt';
-import type { ReceiptRepository, ReceiptStatusQuery } from '../../ports/receipts';
+import type { ReceiptListFilter, ReceiptRepository, ReceiptStatusQuery } from '../../ports/receipts';
 import { containers } from '../../registry';
 import { cosmosCall, fromDocument, type CosmosStore } from './client';
 import { CosmosCollection } from './documents';
@@ -12,12 +12,16 @@ export class CosmosReceiptRepository extends CosmosCollection<Receipt> implement
   }
 
   /** Keyset paging on (createdAt, id), newest first: one partition, stable under concurrent writes. */
-  async listByWallet(wallet: string, query: { limit: number; cursor?: string; status?: ReceiptStatus }) {
+  async listByWallet(wallet: string, query: ReceiptListFilter) {
     const clauses = ['c.wallet = @wallet'];
     const parameters: SqlParameter[] = [{ name: '@wallet', value: wallet }, { name: '@n', value: query.limit + 1 }];
     if (query.status) {
       clauses.push('c.status = @status');
       parameters.push({ name: '@status', value: query.status });
+    }
+    if (query.createdBy !== undefined) {
+      clauses.push('c.createdBy = @createdBy');
+      parameters.push({ name: '@createdBy', value: query.createdBy });
     }
     if (query.cursor) {
       const after = decodeCursor(query.cursor);

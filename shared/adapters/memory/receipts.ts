@@ -1,15 +1,16 @@
 import { decodeCursor, encodeCursor } from '../../domain/cursor';
 import type { Receipt, ReceiptStatus } from '../../domain/receipt';
-import type { ReceiptRepository, ReceiptStatusQuery } from '../../ports/receipts';
+import type { ReceiptListFilter, ReceiptRepository, ReceiptStatusQuery } from '../../ports/receipts';
 import { MemoryCollection } from './documents';
 
 const newestFirst = (a: Receipt, b: Receipt) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
 export class MemoryReceiptRepository extends MemoryCollection<Receipt> implements ReceiptRepository {
-  async listByWallet(wallet: string, query: { limit: number; cursor?: string; status?: ReceiptStatus }) {
+  async listByWallet(wallet: string, query: ReceiptListFilter) {
     const after = query.cursor ? decodeCursor(query.cursor) : undefined;
     const matching = this.all()
       .filter((receipt) => receipt.wallet === wallet && (!query.status || receipt.status === query.status))
+      .filter((receipt) => query.createdBy === undefined || receipt.createdBy === query.createdBy)
       .filter((receipt) => !after || receipt.createdAt < after.createdAt || (receipt.createdAt === after.createdAt && receipt.id < after.id))
       .sort(newestFirst);
     const receipts = matching.slice(0, query.limit);

@@ -2,6 +2,7 @@ import { DomainError } from '../../domain/errors';
 import { toCents } from '../../domain/money';
 import { paymentUrlFor } from '../../domain/receipt';
 import { toReceiptView } from '../../domain/receipt-views';
+import { shopSigningKeyId } from '../api-keys';
 import type { AppDeps } from '../deps';
 import { loadMerchant } from '../merchants';
 import { storePricedReceipt } from '../orders';
@@ -43,3 +44,7 @@ export const createTerminalReceipt = async (deps: TerminalDeps, caller: { wallet
     qrUrl: qrUrlFor(baseUrl, receipt.receiptId),
   };
 };
+
+/** The console's point of sale: a session holds no key, so the shop's newest active key signs the receipt's webhooks (as for agents' receipts). */
+export const createConsoleTerminalReceipt = async (deps: TerminalDeps & Pick<AppDeps, 'subscriptions'>, wallet: string, sale: TerminalSale) =>
+  createTerminalReceipt(deps, { wallet, subscriptionId: await shopSigningKeyId(deps, wallet) }, sale);

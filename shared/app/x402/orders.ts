@@ -10,6 +10,7 @@ import { newReceiptId } from '../../domain/receipt';
 import { slugClaimId } from '../../domain/shop';
 import { X402_ORDER_BOUNDS, X402OrderRequest, usdcOfCents } from '../../domain/x402-requests';
 import { paymentUri, type PaymentRecord, type Quote } from '../../domain/payment';
+import { shopSigningKeyId } from '../api-keys';
 import type { AppDeps } from '../deps';
 import { prepareOrder, priceLines, storePricedReceipt } from '../orders';
 import { changeStatus } from '../receipt-status';
@@ -50,12 +51,6 @@ const paidTerms = (deps: AppDeps, split: string, amount: bigint, usd: number, no
     expiresAt: now,
     uri: paymentUri({ chainId: deps.settings.chainId, payTo, tokenAddress: usdc.address.toLowerCase(), amount: amount.toString() }),
   };
-};
-
-/** The key that signs the shop's webhooks for receipts no key of its own created: its newest active one. */
-const shopSigningKey = async (deps: Pick<AppDeps, 'subscriptions'>, wallet: string): Promise<string | null> => {
-  const active = (await deps.subscriptions.list({ wallet })).filter((subscription) => subscription.status === 'active');
-  return active.sort((a, b) => b.createdAt - a.createdAt)[0]?.id ?? null;
 };
 
 /**
@@ -104,7 +99,7 @@ export const x402Order = async (deps: AppDeps, headers: { get(name: string): str
 
   // The receipt's id follows from the proof: a run cut short after settlement and let through again
   // (see GateOutcome) finds the receipt it made, so one payment never makes two receipts.
-  const receipt = await storePricedReceipt(deps, { wallet, subscriptionId: await shopSigningKey(deps, wallet) }, merchant, split, {
+  const receipt = await storePricedReceipt(deps, { wallet, subscriptionId: await shopSigningKeyId(deps, wallet) }, merchant, split, {
     lines,
     jurisdictionCode: request.jurisdictionCode,
     source: 'order',
