@@ -35,6 +35,7 @@ import type { PaymentSettler } from './ports/payment-settler';
 import type { X402Protocol } from './ports/x402-protocol';
 import { containers } from './registry';
 import { ZERO_ADDRESS } from './domain/payment';
+import { lazyReceiptSigner, unavailableReceiptSigner } from './adapters/evm/lazy-receipt-signer';
 import { onrampProviderOf } from './config';
 
 export const settingsFrom = (config: Config): Settings => ({
@@ -77,6 +78,14 @@ export const settingsFrom = (config: Config): Settings => ({
 /** Development falls back to fixed secrets so the local stack needs no setup; production refuses to start without them. */
 const DEVELOPMENT_JWT_SECRET = 'development-only-session-secret-not-for-production-use';
 const DEVELOPMENT_DATA_KEY = createHash('sha256').update('development-only-data-encryption-key').digest();
+/** Signs receipt proofs in development without a key of its own (and in tests): public, so worthless elsewhere. */
+export const DEVELOPMENT_RECEIPT_SIGNING_KEY = `0x${createHash('sha256').update('development-only-receipt-signing-key').digest('hex')}`;
+
+/** The receipt-signing key: RECEIPT_SIGNING_KEY, else development's fixed key; elsewhere without it, proofs answer 503. */
+const receiptSignerFrom = (config: Config) => {
+  const key = config.RECEIPT_SIGNING_KEY ?? (config.APP_ENV === 'development' ? DEVELOPMENT_RECEIPT_SIGNING_KEY : undefined);
+  return key ? lazyReceiptSigner(key) : unavailableReceiptSigner('receipt proofs are not configured on this deployment: set RECEIPT_SIGNING_KEY');
+};
 
 /**
  * The chain, where one is configured (RPC, split factory and relayer key). The EVM adapter (ethers)
@@ -143,6 +152,7 @@ const authAdapters = (config: Config) => ({
   sessionTokens: hs256SessionTokens(config.JWT_SECRET ?? DEVELOPMENT_JWT_SECRET, systemClock),
   signIn: siweVerifier,
   keyIssuer: config.KEY_ISSUER === 'apim' ? apimKeyIssuer(config) : localKeyIssuer(randomIds),
+  receiptSigner: receiptSignerFrom(config),
 });
 
 /**

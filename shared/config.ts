@@ -11,6 +11,9 @@ const optionalText = z.string().optional();
  */
 export const APP_VERSION: string = packageJson.version;
 
+/** Private keys are 1 … n − 1 of secp256k1's group order n. */
+const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
 const defaultQuotas: Record<Plan, number> = { starter: 60, pro: 600, enterprise: 3000, development: 1_000_000 };
 
 const EnvSchema = z.object({
@@ -85,6 +88,16 @@ const EnvSchema = z.object({
   SPLIT_FACTORY_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').transform((a) => a.toLowerCase()).optional(),
   /** Pays gas for the service's own transactions (split deployment, x402 settlement). A secret. */
   RELAYER_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key').optional(),
+  /**
+   * Signs paid receipts' proofs (EIP-712), which buyers check against its published address. A secret.
+   * Development falls back to a fixed key (the local stack makes one of its own); elsewhere, without
+   * it, proofs answer 503 until it is set.
+   */
+  RECEIPT_SIGNING_KEY: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key')
+    .refine((key) => /[1-9a-fA-F]/.test(key.slice(2)) && BigInt(key) < SECP256K1_ORDER, 'must be a valid secp256k1 private key')
+    .optional(),
   /** Blocks a payment needs (its own included) before it counts: 1 on the local chain; Base: 2. */
   CHAIN_CONFIRMATIONS: z.coerce.number().int().min(1).max(100).default(2),
   /** Block explorer for links to transactions (`<url>/tx/<hash>`), e.g. https://basescan.org. */
@@ -137,7 +150,7 @@ export const withoutBlanks = (env: Record<string, string | undefined>): Record<s
   Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''));
 
 /** Secrets App Service resolves from Key Vault: an unresolved reference arrives as its own text. */
-const SECRET_KEYS = ['JWT_SECRET', 'DATA_ENCRYPTION_KEY', 'RELAYER_PRIVATE_KEY', 'EDGE_SECRET', 'COSMOS_KEY', 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const;
+const SECRET_KEYS = ['JWT_SECRET', 'DATA_ENCRYPTION_KEY', 'RELAYER_PRIVATE_KEY', 'EDGE_SECRET', 'COSMOS_KEY', 'RECEIPT_SIGNING_KEY', 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const;
 
 /** Parses the environment once; a bad value stops the process with every bad key listed. */
 export const loadConfig = (env: Record<string, string | undefined> = process.env): Config => {

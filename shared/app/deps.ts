@@ -12,6 +12,7 @@ import type { OnrampProvider, SandboxDesk } from '../ports/onramp';
 import type { MerchantRepository } from '../ports/merchants';
 import type { MetricsSink } from '../ports/metrics';
 import type { ReceiptRepository } from '../ports/receipts';
+import type { ReceiptSigner } from '../ports/receipt-signer';
 import type { DeliveryLog, EventQueue, SecretBox, WebhookSender } from '../ports/webhooks';
 import type { InventoryRepository } from '../ports/inventory-repository';
 import type { Clock, HealthProbe, Ids, RateLimiter } from '../ports/runtime';
@@ -101,6 +102,8 @@ export interface AppDeps {
   settler: PaymentSettler;
   /** The x402 wire format and the reads its challenges and sign-ins need, from the protocol's packages. */
   x402: X402Protocol;
+  /** Signs paid receipts' proofs (EIP-712) with the deployment's receipt-signing key. */
+  receiptSigner: ReceiptSigner;
   /** The card on-ramp; absent where none is configured (the portal then offers no card payment). */
   onramp: OnrampProvider | undefined;
   /** The sandbox provider's side of its hosted page, where the sandbox is the on-ramp. */

@@ -9,9 +9,11 @@ import { queues } from '../registry';
 import type { AppDeps } from './deps';
 import { withEtagRetry } from './etag-retry';
 import { loadMerchant } from './merchants';
+import { proofAtPaid } from './receipt-signing';
 import { refuseIfNewer } from './write-order';
 
-type StatusDeps = Pick<AppDeps, 'receipts' | 'merchants' | 'queue' | 'clock'>;
+/** With the receipt signer and settings (every composition has them), a `paid` change carries its signed proof. */
+type StatusDeps = Pick<AppDeps, 'receipts' | 'merchants' | 'queue' | 'clock'> & Partial<Pick<AppDeps, 'receiptSigner' | 'settings'>>;
 
 export interface StatusRequest {
   wallet: string;
@@ -95,6 +97,8 @@ export const changeStatus = async (deps: StatusDeps, request: StatusRequest): Pr
         statusHistory: [...current.statusHistory, { status: request.status, previousStatus: current.status, at: now, by: request.actor, failureCode: request.status === 'failed' ? failureOf(request.failure).failureCode : null }],
         updatedAt: now,
       };
+      // Every way to `paid` passes here: the proof is signed over the facts written with it, once.
+      if (request.status === 'paid') next.proof = await proofAtPaid(deps, next);
       const target = current.webhookUrl ?? (await loadMerchant(deps, current.wallet)).shop.webhookUrl;
       if (target) {
         const event: WebhookEvent = {

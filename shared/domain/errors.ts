@@ -21,6 +21,7 @@ export const errorCodes = [
   'unsupported_token',
   'price_stale',
   'receipt_not_payable',
+  'receipt_not_paid',
   'transaction_not_found',
   'transaction_already_used',
   'not_a_payment',

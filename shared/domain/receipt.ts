@@ -1,6 +1,7 @@
 import type { FailureCategory } from './failures';
 import type { PaymentRecord, PayTokenSymbol, Quote } from './payment';
 import type { ReceiptLine } from './pricing';
+import type { ReceiptProof } from './receipt-proof';
 
 export const receiptStatuses = [
   'generated',
@@ -102,6 +103,8 @@ export interface Receipt {
   refunds?: Refund[];
   /** The split distribution that paid the receipt out. */
   reconciledTxHash?: string | null;
+  /** The signed proof of the payment (EIP-712), written with `paid`; a receipt paid before proofs existed gets it on first request. */
+  proof?: ReceiptProof | null;
   /** The card on-ramp session the buyer opened last, if any. */
   onramp?: OnrampRecord | null;
   /** The portal's last failed attempt (a rejected signature, say): for the merchant; it changes no status. */

@@ -23,6 +23,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   unsupported_token: 400,
   price_stale: 409,
   receipt_not_payable: 409,
+  receipt_not_paid: 409,
   transaction_not_found: 404,
   transaction_already_used: 409,
   not_a_payment: 400,

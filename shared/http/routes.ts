@@ -13,6 +13,7 @@ import { OrderBody, OrderRequest } from '../domain/order';
 import { PricingUpdate } from '../domain/pricing';
 import { blankAsAbsent, queryInteger, queryIntegerOr } from '../domain/query-params';
 import { ReceiptView, StatusView } from '../domain/receipt-views';
+import { ReceiptProofView, ReceiptSignerView } from '../domain/receipt-proof';
 import { ReceiptCreateRequest, ReceiptListQuery, ReceiptStatusQuery, ReceiptStatusUpdate } from '../domain/receipt-request';
 import { ShopBranding, ShopConfig, ShopConfigUpdate, ShopLayout, Slug } from '../domain/shop';
 import { Plan, Scope, scopes } from '../domain/subscription';
@@ -452,6 +453,15 @@ export const routes = {
     response: DeliveryLogAnswer,
     errors: ['not_found'],
   }),
+  receiptsProof: route({
+    name: 'receipts-proof',
+    method: 'GET',
+    path: '/api/receipts/{id}/proof',
+    auth: { kind: 'key', scope: 'receipts:read' },
+    summary: "The signed proof of a paid receipt: EIP-712 typed data (lines, total, token, amount, split, chain, transaction, time), its signature and the signer",
+    response: ReceiptProofView,
+    errors: ['not_found', 'receipt_not_paid', 'conflict', 'service_unavailable'],
+  }),
   receiptsRedeliver: route({
     name: 'receipts-redeliver',
     method: 'POST',
@@ -555,6 +565,15 @@ export const routes = {
     summary: 'Health probe: the service and its dependencies',
     response: HealthResponse,
     errors: [],
+  }),
+  receiptSigner: route({
+    name: 'receipt-signer',
+    method: 'GET',
+    path: '/.well-known/receipt-signer',
+    auth: { kind: 'public' },
+    summary: 'The address receipt proofs are signed by, the chain and the EIP-712 domain: what a verifier pins',
+    response: ReceiptSignerView,
+    errors: ['service_unavailable'],
   }),
   inventoryList: route({
     name: 'inventory-list',
@@ -712,6 +731,15 @@ export const routes = {
     response: z.string(),
     successStatus: 303,
     errors: ['not_found', 'invalid_input', 'conflict'],
+  }),
+  portalProof: route({
+    name: 'portal-proof',
+    method: 'GET',
+    path: '/api/portal/{id}/proof',
+    auth: { kind: 'portal' },
+    summary: "The buyer's copy of the receipt's signed proof (the portal's Download receipt): the same document as GET /api/receipts/{id}/proof",
+    response: ReceiptProofView,
+    errors: ['not_found', 'receipt_not_paid', 'conflict', 'service_unavailable'],
   }),
   receiptsRefund: route({
     name: 'receipts-refund',

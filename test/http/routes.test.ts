@@ -42,6 +42,9 @@ const expectedKeyless: Record<string, string> = {
   'GET /api/portal/{id}/qr.svg': 'portal',
   'POST /api/portal/{id}/events': 'portal',
   'POST /api/portal/{id}/payments': 'portal',
+  'GET /api/portal/{id}/proof': 'portal',
+  // A receipt proof's signer, published for buyers to verify against.
+  'GET /.well-known/receipt-signer': 'public',
   'POST /api/portal/{id}/onramp': 'portal',
   // Card on-ramp: the provider's signed webhooks, and the sandbox provider's checkout page.
   'POST /api/onramp/{provider}/webhook': 'public',
