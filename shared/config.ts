@@ -96,7 +96,8 @@ const EnvSchema = z.object({
   RECEIPT_SIGNING_KEY: z
     .string()
     .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key')
-    .refine((key) => /[1-9a-fA-F]/.test(key.slice(2)) && BigInt(key) < SECP256K1_ORDER, 'must be a valid secp256k1 private key')
+    // Checked after the form only (a refinement runs on a failed regex too).
+    .refine((key) => !/^0x[0-9a-fA-F]{64}$/.test(key) || (BigInt(key) > 0n && BigInt(key) < SECP256K1_ORDER), 'must be a valid secp256k1 private key')
     .optional(),
   /** Blocks a payment needs (its own included) before it counts: 1 on the local chain; Base: 2. */
   CHAIN_CONFIRMATIONS: z.coerce.number().int().min(1).max(100).default(2),

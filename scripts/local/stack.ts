@@ -28,6 +28,7 @@ import { ANVIL_ACCOUNTS, ANVIL_BUYERS, ANVIL_ONRAMP_SANDBOX, ANVIL_RELAYER, star
 import { createLocalHost } from './host';
 import { startTriggers } from './triggers';
 import { restoreStore, saveStore } from './persist';
+import { localReceiptSigningKey } from './signing-key';
 import { freePort, LOCAL_COSMOS_KEY, startCosmosServer, startQueueServer, type CosmosServer, type QueueServer } from './servers';
 
 /** anvil's well-known development account #1: the demo merchant (its key is public, for local use only). */
@@ -59,6 +60,8 @@ export interface StackFiles {
   credentials: string;
   /** Where a running stack says how to reach it (the keys CLI reads this). */
   running: string;
+  /** The receipt-signing key made on the first start (owner-only). */
+  receiptSigningKey: string;
 }
 
 export const stackFiles = (dataDir = process.env.DATA_DIR ?? '.data'): StackFiles => {
@@ -70,6 +73,7 @@ export const stackFiles = (dataDir = process.env.DATA_DIR ?? '.data'): StackFile
     chain: join(dir, 'chain-state.json'),
     credentials: join(dir, 'local-credentials.json'),
     running: join(dir, 'stack.json'),
+    receiptSigningKey: join(dir, 'receipt-signing-key.json'),
   };
 };
 
@@ -212,6 +216,8 @@ export const startLocalStack = async (env: Record<string, string | undefined> = 
       ADMIN_WALLETS: settings.ADMIN_WALLETS ?? LOCAL_PLATFORM.address,
     });
   }
+  // Proofs are signed with this folder's own key, unless one is given.
+  settings.RECEIPT_SIGNING_KEY ??= localReceiptSigningKey(files.receiptSigningKey);
   const config = loadConfig(settings);
   const composition = compose(config);
   if (cosmosServer && composition.cosmos) {

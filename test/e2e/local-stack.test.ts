@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { JsonRpcProvider } from 'ethers';
+import { JsonRpcProvider, Wallet } from 'ethers';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, root, stackEnv, startStack, stopStack, tsx, waitFor, type StartedStack } from '../support/stack';
 
@@ -28,6 +28,7 @@ describe('npm start: the local stack over HTTP', () => {
   let readerId = '';
   let splitAddress = '';
   let firstCredentials: Record<string, unknown> = {};
+  let receiptSigner = '';
 
   it('starts with embedded defaults, prints the base URL and a demo key, and writes them to the data folder', async () => {
     running = await start();
@@ -49,6 +50,11 @@ describe('npm start: the local stack over HTTP', () => {
     const health = await call(running.baseUrl, '/healthz');
     expect(health).toMatchObject({ status: 200, json: { status: 'ok', checks: { store: 'ok', queue: 'ok' } } });
     firstKey = running.apiKey;
+    // The receipt-signing key: made on this first start, owner-only, its address published for buyers.
+    const signingKey = join(dataDir, 'receipt-signing-key.json');
+    expect(statSync(signingKey).mode & 0o777).toBe(0o600);
+    receiptSigner = new Wallet(JSON.parse(readFileSync(signingKey, 'utf8')).privateKey).address;
+    expect(await call(running.baseUrl, '/.well-known/receipt-signer')).toMatchObject({ status: 200, json: { address: receiptSigner, chainId: 31337 } });
     // A demo order's payment link, ready to open in a browser wallet or to pay with npm run pay.
     const link = /Pay a demo order: (\S+)/.exec(running.output())?.[1];
     expect(link).toMatch(new RegExp(`^${running.baseUrl}/pay/R-[A-Z2-7]{16}$`));
@@ -126,6 +132,7 @@ describe('npm start: the local stack over HTTP', () => {
     expect(revoked).toContain('revoked');
     const split = (await call(running.baseUrl, '/api/split/deploy', { key: firstKey })).json.split as { address: string };
     expect(split.address).toBe(splitAddress);
+    expect((await call(running.baseUrl, '/.well-known/receipt-signer')).json.address).toBe(receiptSigner);
     const rpc = JSON.parse(readFileSync(join(dataDir, 'stack.json'), 'utf8')).chainRpcUrl as string;
     expect(await new JsonRpcProvider(rpc).getCode(splitAddress)).not.toBe('0x');
     expect(await stop(running)).toBe(0);
