@@ -37,6 +37,7 @@ import { containers } from './registry';
 import { ZERO_ADDRESS } from './domain/payment';
 import { lazyReceiptSigner, unavailableReceiptSigner } from './adapters/evm/lazy-receipt-signer';
 import { onrampProviderOf } from './config';
+import type { OnrampProvider } from './ports/onramp';
 
 export const settingsFrom = (config: Config): Settings => ({
   version: config.APP_VERSION,
@@ -193,9 +194,20 @@ const x402Adapters = (config: Config): Pick<AppDeps, 'settler' | 'x402'> => {
 /** Development's sandbox webhook secret, so the local stack needs no setup. */
 const DEVELOPMENT_SANDBOX_SECRET = 'development-only-sandbox-onramp-secret';
 
+/** Stripe's SDK takes another API origin (a local fake) as host, port and protocol. */
+const stripeConnection = (options: { secretKey: string; webhookSecret: string; apiUrl: string | undefined }) => {
+  const url = options.apiUrl ? new URL(options.apiUrl) : undefined;
+  const protocol = url?.protocol === 'http:' ? ('http' as const) : ('https' as const);
+  return {
+    secretKey: options.secretKey,
+    webhookSecret: options.webhookSecret,
+    ...(url && { host: url.hostname, port: Number(url.port || (protocol === 'http' ? 80 : 443)), protocol }),
+  };
+};
+
 /**
- * The card on-ramp named by ONRAMP_PROVIDER. The sandbox is small and in process (its page and
- * desk are this service's own routes).
+ * The card on-ramp named by ONRAMP_PROVIDER. Stripe's SDK loads on its first call; the sandbox is
+ * small and in process (its page and desk are this service's own routes).
  */
 const onrampAdapters = (config: Config): Pick<AppDeps, 'onramp' | 'onrampSandbox'> => {
   const provider = onrampProviderOf(config);
@@ -211,6 +223,17 @@ const onrampAdapters = (config: Config): Pick<AppDeps, 'onramp' | 'onrampSandbox
   return { onramp: undefined, onrampSandbox: undefined };
 };
 
+  if (provider === 'stripe') {
+    const options = { secretKey: config.STRIPE_SECRET_KEY!, webhookSecret: config.STRIPE_WEBHOOK_SECRET!, apiUrl: config.STRIPE_API_URL };
+    let loaded: Promise<OnrampProvider> | undefined;
+    const load = () => (loaded ??= import('./adapters/onramp/stripe').then(({ stripeOnramp }) => stripeOnramp(stripeConnection(options))));
+    const onramp: OnrampProvider = {
+      name: 'stripe',
+      createSession: async (request) => (await load()).createSession(request),
+      readWebhook: async (rawBody, headers, now) => (await load()).readWebhook(rawBody, headers, now),
+    };
+    return { onramp, onrampSandbox: undefined };
+  }
 const downProbe = (what: string) => ({
   ping: async () => {
     throw new Error(`${what} is not configured`);

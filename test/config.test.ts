@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../shared/config';
+import { loadConfig, onrampProviderOf } from '../shared/config';
+import { compose } from '../shared/composition';
 
 describe('configuration', () => {
   it('fails fast, listing every bad key', () => {
@@ -25,5 +26,29 @@ describe('configuration', () => {
     const config = loadConfig({ STORE: 'memory', BASE_URL: '', PLAN_QUOTAS: '{"starter": 10}', JWT_SECRET: 'x'.repeat(32), DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') });
     expect(config).toMatchObject({ APP_ENV: 'production', BASE_URL: 'http://localhost:7071', STORE_AUTO_CREATE: false });
     expect(config.PLAN_QUOTAS).toEqual({ starter: 10, pro: 600, enterprise: 3000, development: 1_000_000 });
+  });
+
+  describe('the card on-ramp', () => {
+    const production = { STORE: 'memory', JWT_SECRET: 'x'.repeat(32), DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') };
+
+    it('is the sandbox in development and none elsewhere, unless named', () => {
+      expect(onrampProviderOf(loadConfig({ STORE: 'memory', APP_ENV: 'development' }))).toBe('sandbox');
+      expect(onrampProviderOf(loadConfig(production))).toBe('none');
+      expect(compose(loadConfig(production)).deps.onramp).toBeUndefined();
+      expect(compose(loadConfig({ STORE: 'memory', APP_ENV: 'development' })).deps.onramp?.name).toBe('sandbox');
+      expect(compose(loadConfig({ STORE: 'memory', APP_ENV: 'development', ONRAMP_PROVIDER: 'none' })).deps.onramp).toBeUndefined();
+    });
+
+    it("refuses Stripe without its secrets, the sandbox in production without its own, and an unresolved Key Vault reference", () => {
+      expect(() => loadConfig({ ...production, ONRAMP_PROVIDER: 'stripe' })).toThrowError(/STRIPE_SECRET_KEY: required when ONRAMP_PROVIDER=stripe[\s\S]*STRIPE_WEBHOOK_SECRET: required/);
+      expect(() => loadConfig({ ...production, ONRAMP_PROVIDER: 'sandbox' })).toThrowError(/ONRAMP_SANDBOX_SECRET: required/);
+      expect(() => loadConfig({ ...production, ONRAMP_PROVIDER: 'stripe', STRIPE_SECRET_KEY: '@Microsoft.KeyVault(SecretUri=https://kv/secrets/stripe-secret-key/)', STRIPE_WEBHOOK_SECRET: 'whsec_x' })).toThrowError(
+        /STRIPE_SECRET_KEY: the Key Vault reference did not resolve/,
+      );
+      expect(() => loadConfig({ ...production, ONRAMP_PROVIDER: 'paypal' })).toThrowError(/ONRAMP_PROVIDER/);
+      const stripe = compose(loadConfig({ ...production, ONRAMP_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_123', STRIPE_WEBHOOK_SECRET: 'whsec_123' }));
+      expect(stripe.deps.onramp?.name).toBe('stripe');
+      expect(stripe.deps.onrampSandbox).toBeUndefined();
+    });
   });
 });

@@ -1,0 +1,133 @@
+import { Wallet } from 'ethers';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { applyOnrampWebhook, openOnrampSession } from '../../shared/app/onramp';
+import type { AppDeps } from '../../shared/app/deps';
+import { createReceipt } from '../../shared/app/receipts';
+import { compose } from '../../shared/composition';
+import { loadConfig } from '../../shared/config';
+import { newMerchant } from '../../shared/domain/merchant';
+import { toWebhookBody } from '../../shared/domain/receipt-views';
+import { signStripeWebhook, startStripeFake, stripeEventBody, sessionAt, stripeSessionWebhook, type FakeSession, type StripeFake } from '../support/stripe-fake';
+
+/**
+ * Stripe as the card on-ramp, wired as a deployment wires it (ONRAMP_PROVIDER=stripe, the SDK pointed
+ * at a local fake of Stripe's API by STRIPE_API_URL): the portal's session request carries the
+ * receipt's quote to the split on Base Sepolia, and Stripe's signed `crypto.onramp_session_updated`
+ * events move the receipt, each once.
+ */
+const TEST_KEY = 'sk_test_51OnrampCompositionTest';
+const WEBHOOK_SECRET = 'whsec_onramp_composition_test_secret';
+const BASE_SEPOLIA = 84532;
+const chainInfo = inject('chain');
+
+let fake: StripeFake;
+let deps: AppDeps;
+const merchant = Wallet.createRandom().address.toLowerCase();
+const split = Wallet.createRandom().address.toLowerCase();
+
+beforeAll(async () => {
+  fake = await startStripeFake({ secretKey: TEST_KEY });
+  const config = loadConfig({
+    STORE: 'memory',
+    APP_ENV: 'development',
+    ONRAMP_PROVIDER: 'stripe',
+    STRIPE_SECRET_KEY: TEST_KEY,
+    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    STRIPE_API_URL: fake.origin,
+    // Base Sepolia by its id (what a test-mode Stripe key serves); quoting USDC reads nothing from the node.
+    CHAIN_ID: String(BASE_SEPOLIA),
+    CHAIN_RPC_URL: chainInfo.rpcUrl,
+    SPLIT_FACTORY_ADDRESS: chainInfo.splitFactory,
+    RELAYER_PRIVATE_KEY: Wallet.createRandom().privateKey,
+    USDC_ADDRESS: chainInfo.usdc,
+  });
+  deps = compose(config).deps;
+  const now = Date.now();
+  await deps.merchants.upsert(merchant, {
+    ...newMerchant(merchant, now),
+    split: {
+      address: split,
+      recipients: [
+        { address: merchant, bps: 9_900, role: 'merchant' },
+        { address: Wallet.createRandom().address.toLowerCase(), bps: 100, role: 'platform' },
+      ],
+      platformFeeBps: 100,
+      partnerFeeBps: 0,
+      txHash: `0x${'1'.repeat(64)}`,
+      chainId: BASE_SEPOLIA,
+      deployedAt: now,
+    },
+  });
+});
+afterAll(async () => {
+  await fake?.close();
+});
+
+let serial = 0;
+const newReceipt = async (extra: { redirect_url?: string } = {}) => {
+  const id = `stripe-${++serial}-${Date.now()}`;
+  await createReceipt(deps, { wallet: merchant, subscriptionId: null }, { id, lineItems: [{ label: 'Tea', priceUsd: 12.5 }], totalUsd: 12.5, ...extra });
+  return id;
+};
+const receiptOf = async (id: string) => (await deps.receipts.get(merchant, id))!.value;
+const deliver = (webhook: { body: string; headers: Headers }) => applyOnrampWebhook(deps, 'stripe', webhook.body, webhook.headers);
+
+describe('Stripe as the card on-ramp', () => {
+  it("opens a Stripe session for the receipt's USDC quote, to the split on Base Sepolia, with redirect_url", async () => {
+    const id = await newReceipt({ redirect_url: 'https://shop.example/done' });
+    const session = await openOnrampSession(deps, id, '203.0.113.7');
+    const sent = fake.requests.at(-1)!;
+    expect(sent.form).toMatchObject({
+      'wallet_addresses[base_network]': split,
+      destination_network: 'base',
+      destination_currency: 'usdc',
+      destination_amount: session.quote.display,
+      source_currency: 'usd',
+      redirect_url: 'https://shop.example/done',
+      customer_ip_address: '203.0.113.7',
+      'metadata[receiptId]': id,
+      'metadata[quoteId]': session.quote.quoteId,
+    });
+    expect(session).toMatchObject({ provider: 'stripe', url: `${fake.origin}/onramp/${session.sessionId}` });
+    expect(session.clientSecret).toMatch(/_secret_/);
+    expect(await receiptOf(id)).toMatchObject({ onrampSessionId: session.sessionId, isOnrampSessionUnique: true });
+  });
+
+  it('moves the receipt with each signed event: initialized → checkout_initialized, fulfillment_processing → checkout_success, each once', async () => {
+    const id = await newReceipt();
+    const { sessionId } = await openOnrampSession(deps, id, null);
+    const session = fake.sessions.get(sessionId)!;
+    const created = stripeSessionWebhook(session, 'initialized', { secret: WEBHOOK_SECRET });
+    expect(await deliver(created)).toMatchObject({ applied: true, status: 'checkout_initialized' });
+    expect(await deliver(created)).toMatchObject({ applied: false });
+    expect(await deliver(stripeSessionWebhook(session, 'requires_payment', { secret: WEBHOOK_SECRET }))).toMatchObject({ applied: false });
+    expect(await deliver(stripeSessionWebhook(session, 'fulfillment_processing', { secret: WEBHOOK_SECRET }))).toMatchObject({ applied: true, status: 'checkout_success' });
+    const receipt = await receiptOf(id);
+    expect(toWebhookBody(receipt, Date.now())).toMatchObject({ status: 'checkout_success', onrampSessionId: sessionId, isOnrampSessionUnique: true, onrampSourceAmountUsd: 12.87 });
+    // Delivered: its transaction is looked up on the chain (this one is on no chain): nothing is paid by Stripe's word alone.
+    expect(await deliver(stripeSessionWebhook(session, 'fulfillment_complete', { secret: WEBHOOK_SECRET }))).toMatchObject({ applied: true, status: 'checkout_success' });
+    expect((await receiptOf(id)).status).toBe('checkout_success');
+  });
+
+  it("a rejection fails the receipt with the mapped code and Stripe's own code and request id; an unknown code is generic", async () => {
+    const declined = await newReceipt();
+    const first = fake.sessions.get((await openOnrampSession(deps, declined, null)).sessionId)!;
+    await deliver(stripeSessionWebhook(first, 'rejected', { secret: WEBHOOK_SECRET, requestId: 'req_stripe_1', details: { last_error: { code: 'card_declined' } } }));
+    expect((await receiptOf(declined)).failure).toMatchObject({ failureCode: 'PORTAL_PAY_CARD_DECLINED', failureCategory: 'card_decline', providerErrorCode: 'card_declined', providerRequestId: 'req_stripe_1' });
+
+    const odd = await newReceipt();
+    const second = fake.sessions.get((await openOnrampSession(deps, odd, null)).sessionId)!;
+    await deliver(stripeSessionWebhook(second, 'rejected', { secret: WEBHOOK_SECRET, details: { last_error: { code: 'something_new' } } }));
+    expect((await receiptOf(odd)).failure).toMatchObject({ failureCode: 'PORTAL_SYS_GENERIC_FAILURE', providerErrorCode: 'something_new' });
+  });
+
+  it('refuses a webhook signed with another secret, or too old, and changes nothing', async () => {
+    const id = await newReceipt();
+    const session: FakeSession = fake.sessions.get((await openOnrampSession(deps, id, null)).sessionId)!;
+    const body = stripeEventBody(sessionAt(session, 'rejected'));
+    await expect(deliver(signStripeWebhook(body, 'whsec_someone_else'))).rejects.toMatchObject({ code: 'invalid_signature' });
+    await expect(deliver(signStripeWebhook(body, WEBHOOK_SECRET, Math.floor(Date.now() / 1000) - 3_600))).rejects.toMatchObject({ code: 'invalid_signature' });
+    await expect(applyOnrampWebhook(deps, 'sandbox', body, signStripeWebhook(body, WEBHOOK_SECRET).headers)).rejects.toMatchObject({ code: 'not_found' });
+    expect((await receiptOf(id)).status).toBe('pending');
+  });
+});
