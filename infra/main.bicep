@@ -198,6 +198,10 @@ param dataEncryptionKey string = ''
 @secure()
 param relayerPrivateKey string = ''
 
+@description('RECEIPT_SIGNING_KEY (0x + 64 hex digits; signs paid receipts\' proofs, which buyers check against the address at /.well-known/receipt-signer). Written into the Key Vault secret receipt-signing-key, which the app setting references. Empty: the Key Vault secret receipt-signing-key is left as it is.')
+@secure()
+param receiptSigningKey string = ''
+
 @description('STRIPE_SECRET_KEY (sk_live_… or a restricted rk_live_… key; sk_test_… on Base Sepolia) for the card on-ramp. Written into the Key Vault secret stripe-secret-key, which the app setting references when onrampProvider is stripe. Empty: the secret is left as it is.')
 @secure()
 param stripeSecretKey string = ''
@@ -292,6 +296,7 @@ module keyVault 'modules/keyvault.bicep' = {
     jwtSecret: jwtSecret
     dataEncryptionKey: dataEncryptionKey
     relayerPrivateKey: relayerPrivateKey
+    receiptSigningKey: receiptSigningKey
     stripeSecretKey: stripeSecretKey
     stripeWebhookSecret: stripeWebhookSecret
     edgeSecret: edgeSecret

@@ -146,6 +146,7 @@ var keyVaultReference = {
   jwtSecret: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/${secretNames.jwtSecret}/)'
   dataEncryptionKey: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/${secretNames.dataEncryptionKey}/)'
   relayerPrivateKey: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/${secretNames.relayerPrivateKey}/)'
+  receiptSigningKey: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/${secretNames.receiptSigningKey}/)'
   stripeSecretKey: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/${secretNames.stripeSecretKey}/)'
   stripeWebhookSecret: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/${secretNames.stripeWebhookSecret}/)'
   edgeSecret: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/${secretNames.edgeSecret}/)'
@@ -205,6 +206,7 @@ var appSettings = concat(
     { name: 'JWT_SECRET', value: keyVaultReference.jwtSecret }
     { name: 'DATA_ENCRYPTION_KEY', value: keyVaultReference.dataEncryptionKey }
     { name: 'RELAYER_PRIVATE_KEY', value: keyVaultReference.relayerPrivateKey }
+    { name: 'RECEIPT_SIGNING_KEY', value: keyVaultReference.receiptSigningKey }
   ],
   edgeProxyEnabled ? [{ name: 'EDGE_SECRET', value: keyVaultReference.edgeSecret }] : [],
   onrampProvider == 'stripe'

@@ -30,6 +30,10 @@ param dataEncryptionKey string
 @secure()
 param relayerPrivateKey string
 
+@description('RECEIPT_SIGNING_KEY; empty leaves the secret unchanged.')
+@secure()
+param receiptSigningKey string
+
 @description('STRIPE_SECRET_KEY; empty leaves the secret unchanged.')
 @secure()
 param stripeSecretKey string
@@ -47,6 +51,7 @@ var secretNames = {
   jwtSecret: 'jwt-secret'
   dataEncryptionKey: 'data-encryption-key'
   relayerPrivateKey: 'relayer-private-key'
+  receiptSigningKey: 'receipt-signing-key'
   stripeSecretKey: 'stripe-secret-key'
   stripeWebhookSecret: 'stripe-webhook-secret'
   edgeSecret: 'edge-secret'
@@ -109,6 +114,15 @@ resource relayerPrivateKeyValue 'Microsoft.KeyVault/vaults/secrets@2023-07-01' =
   properties: {
     value: relayerPrivateKey
     contentType: 'RELAYER_PRIVATE_KEY: EVM key that pays gas'
+  }
+}
+
+resource receiptSigningKeyValue 'Microsoft.KeyVault/vaults/secrets@2023-07-01' = if (!empty(receiptSigningKey)) {
+  parent: vault
+  name: secretNames.receiptSigningKey
+  properties: {
+    value: receiptSigningKey
+    contentType: 'RECEIPT_SIGNING_KEY: EVM key that signs receipt proofs (EIP-712)'
   }
 }
 

@@ -117,7 +117,7 @@ resource appCosmosData 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments
   }
 }
 
-// The app: its Key Vault references (JWT_SECRET, DATA_ENCRYPTION_KEY, RELAYER_PRIVATE_KEY, EDGE_SECRET, the Stripe secrets).
+// The app: its Key Vault references (JWT_SECRET, DATA_ENCRYPTION_KEY, RELAYER_PRIVATE_KEY, RECEIPT_SIGNING_KEY, EDGE_SECRET, the Stripe secrets).
 // Vault scope, because those secrets may be created after this deployment (az keyvault secret set).
 resource appSecrets 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   name: guid(keyVault.id, appPrincipalId, roleDefinitionIds.keyVaultSecretsUser)

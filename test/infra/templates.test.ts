@@ -390,6 +390,21 @@ resource gatewayHostKey 'Microsoft.Web/sites/host/functionKeys@2024-04-01' = {
     expect(checkAppSecrets(env)).toEqual(["prod.bicepparam: param relayerPrivateKey is not readEnvironmentVariable('RELAYER_PRIVATE_KEY', '')"]);
   });
 
+  it('the receipt-signing secret missing, copied into a setting, or readable by the gateway', () => {
+    const notWritten = brokenCopy(files, 'modules/keyvault.bicep', /^resource receiptSigningKeyValue [\s\S]*?\n}\n/m);
+    expect(checkAppSecrets(notWritten)).toEqual(['modules/keyvault.bicep: receiptSigningKey is not written as the secret secretNames.receiptSigningKey (when given)']);
+    const notGiven = brokenCopy(files, 'main.bicep', /^\s*receiptSigningKey: receiptSigningKey\n/m);
+    expect(checkAppSecrets(notGiven)).toEqual(['main.bicep: the Key Vault module is not given receiptSigningKey']);
+    const copied = brokenCopy(files, 'modules/functionapp.bicep', "{ name: 'RECEIPT_SIGNING_KEY', value: keyVaultReference.receiptSigningKey }", "{ name: 'RECEIPT_SIGNING_KEY', value: receiptSigningKey }");
+    expect(checkAppSecrets(copied)).toEqual(['modules/functionapp.bicep: app setting RECEIPT_SIGNING_KEY is not keyVaultReference.receiptSigningKey']);
+    const noSetting = brokenCopy(files, 'modules/functionapp.bicep', /^\s*\{ name: 'RECEIPT_SIGNING_KEY'.*\n/m);
+    expect(checkIdentityAndSettings(noSetting)).toEqual(['modules/functionapp.bicep: app setting RECEIPT_SIGNING_KEY is missing']);
+    const gateway = brokenCopy(files, 'main.bicep', '[keyVault.outputs.secretNames.gatewayFunctionKey]', '[keyVault.outputs.secretNames.gatewayFunctionKey, keyVault.outputs.secretNames.receiptSigningKey]');
+    expect(checkAppSecrets(gateway)).toEqual(['main.bicep: the gateway identity may read receipt-signing-key; only the app needs it']);
+    const env = brokenCopy(files, 'dev.bicepparam', "readEnvironmentVariable('RECEIPT_SIGNING_KEY', '')", "'0x" + "ab".repeat(32) + "'");
+    expect(checkAppSecrets(env)).toEqual(["dev.bicepparam: param receiptSigningKey is not readEnvironmentVariable('RECEIPT_SIGNING_KEY', '')"]);
+  });
+
   it('a payment setting missing, or not reaching the app', () => {
     const setting = brokenCopy(files, 'modules/functionapp.bicep', /^\s*\{ name: 'CHAIN_CONFIRMATIONS'.*\n/m);
     expect(checkPaymentSettings(setting, payments)).toEqual(['modules/functionapp.bicep: app setting CHAIN_CONFIRMATIONS is missing']);

@@ -251,7 +251,7 @@ export const checkIdentityAndSettings = (files: InfraFiles): string[] => {
     'AzureWebJobsStorage__accountName', 'AzureWebJobsStorage__credential', 'AzureWebJobsStorage__clientId', 'AzureWebJobsStorage__queueServiceUri',
     'AZURE_CLIENT_ID', 'APP_ENV', 'BASE_URL', 'BRAND_KEY', 'BRAND_NAME', 'COSMOS_ENDPOINT', 'COSMOS_DATABASE', 'CHAIN_RPC_URL', 'CHAIN_ID',
     'USDC_ADDRESS', 'USDT_ADDRESS', 'SPLIT_FACTORY_ADDRESS', 'PLATFORM_WALLET', 'ADMIN_WALLETS', 'KEY_ISSUER', 'AZURE_SUBSCRIPTION_ID',
-    'APIM_RESOURCE_GROUP', 'APIM_SERVICE_NAME', 'APPLICATIONINSIGHTS_CONNECTION_STRING', 'JWT_SECRET', 'DATA_ENCRYPTION_KEY', 'RELAYER_PRIVATE_KEY', 'EDGE_SECRET',
+    'APIM_RESOURCE_GROUP', 'APIM_SERVICE_NAME', 'APPLICATIONINSIGHTS_CONNECTION_STRING', 'JWT_SECRET', 'DATA_ENCRYPTION_KEY', 'RELAYER_PRIVATE_KEY', 'RECEIPT_SIGNING_KEY', 'EDGE_SECRET',
   ];
   for (const name of required) if (!settings.has(name)) problems.push(`modules/functionapp.bicep: app setting ${name} is missing`);
   for (const name of ['COSMOS_KEY', 'AzureWebJobsStorage']) if (settings.has(name)) problems.push(`modules/functionapp.bicep: app setting ${name} must not exist (identity-based access)`);
@@ -264,6 +264,7 @@ export const checkIdentityAndSettings = (files: InfraFiles): string[] => {
     ['JWT_SECRET', /^keyVaultReference\.\w+$/],
     ['DATA_ENCRYPTION_KEY', /^keyVaultReference\.\w+$/],
     ['RELAYER_PRIVATE_KEY', /^keyVaultReference\.\w+$/],
+    ['RECEIPT_SIGNING_KEY', /^keyVaultReference\.\w+$/],
     ['EDGE_SECRET', /^keyVaultReference\.\w+$/],
   ];
   for (const [name, pattern] of expectations) {
@@ -271,7 +272,7 @@ export const checkIdentityAndSettings = (files: InfraFiles): string[] => {
     if (value !== undefined && !pattern.test(value)) problems.push(`modules/functionapp.bicep: app setting ${name} is ${value}, expected ${pattern}`);
   }
   const references = [...app.matchAll(/(\w+):\s*'@Microsoft\.KeyVault\(SecretUri=\$\{keyVaultUri\}secrets\/\$\{secretNames\.\w+\}\/\)'/g)].map((match) => match[1]!);
-  for (const name of ['jwtSecret', 'dataEncryptionKey', 'relayerPrivateKey', 'edgeSecret']) {
+  for (const name of ['jwtSecret', 'dataEncryptionKey', 'relayerPrivateKey', 'receiptSigningKey', 'edgeSecret']) {
     if (!references.includes(name)) problems.push(`modules/functionapp.bicep: ${name} is not a Key Vault reference (@Microsoft.KeyVault(SecretUri=...))`);
   }
   require('modules/functionapp.bicep', /keyVaultReferenceIdentity:\s*identityResourceId\b/, 'Key Vault references do not use the user-assigned identity');
@@ -609,7 +610,7 @@ export const checkEdgeSecretFirstRun = (files: InfraFiles): string[] => {
 };
 
 /**
- * The app's secrets (JWT_SECRET, DATA_ENCRYPTION_KEY, RELAYER_PRIVATE_KEY), all the same way: a secure
+ * The app's secrets (JWT_SECRET, DATA_ENCRYPTION_KEY, RELAYER_PRIVATE_KEY, RECEIPT_SIGNING_KEY, the Stripe secrets), all the same way: a secure
  * parameter read from the environment variable of the same name (empty leaves the secret as it is),
  * written into Key Vault by the vault module, referenced (not copied) by the app setting, and out of
  * the gateway identity's reach.
@@ -618,6 +619,7 @@ export const APP_SECRETS = [
   { param: 'jwtSecret', setting: 'JWT_SECRET', secret: 'jwt-secret' },
   { param: 'dataEncryptionKey', setting: 'DATA_ENCRYPTION_KEY', secret: 'data-encryption-key' },
   { param: 'relayerPrivateKey', setting: 'RELAYER_PRIVATE_KEY', secret: 'relayer-private-key' },
+  { param: 'receiptSigningKey', setting: 'RECEIPT_SIGNING_KEY', secret: 'receipt-signing-key' },
   { param: 'stripeSecretKey', setting: 'STRIPE_SECRET_KEY', secret: 'stripe-secret-key' },
   { param: 'stripeWebhookSecret', setting: 'STRIPE_WEBHOOK_SECRET', secret: 'stripe-webhook-secret' },
 ] as const;
