@@ -220,9 +220,6 @@ const onrampAdapters = (config: Config): Pick<AppDeps, 'onramp' | 'onrampSandbox
     });
     return { onramp, onrampSandbox: desk };
   }
-  return { onramp: undefined, onrampSandbox: undefined };
-};
-
   if (provider === 'stripe') {
     const options = { secretKey: config.STRIPE_SECRET_KEY!, webhookSecret: config.STRIPE_WEBHOOK_SECRET!, apiUrl: config.STRIPE_API_URL };
     let loaded: Promise<OnrampProvider> | undefined;
@@ -234,6 +231,9 @@ const onrampAdapters = (config: Config): Pick<AppDeps, 'onramp' | 'onrampSandbox
     };
     return { onramp, onrampSandbox: undefined };
   }
+  return { onramp: undefined, onrampSandbox: undefined };
+};
+
 const downProbe = (what: string) => ({
   ping: async () => {
     throw new Error(`${what} is not configured`);
