@@ -13,8 +13,8 @@ import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
-/** The portal's browser files, under dist/ (web/portal/assets.ts reads them there, told by PORTAL_ASSETS_DIR). */
-const portalAssetsDir = 'web/portal';
+/** The pages' browser files, under dist/ (web/portal/assets.ts reads them there, told by WEB_ASSETS_DIR). */
+const webAssetsDir = 'web';
 
 /** dist/vendor/<file>: the packages each holds, by the name its exports give each. */
 const vendorFiles = {
@@ -56,8 +56,8 @@ const bundleOptions = {
   // The Functions worker provides this module at run time.
   external: ['@azure/functions-core'],
   // Some dependencies are ES modules that read import.meta.url; give them the bundle's own URL.
-  // PORTAL_ASSETS_DIR: the built app serves the portal's files from dist/ (and bundles no esbuild).
-  define: { 'import.meta.url': 'importMetaUrl', PORTAL_ASSETS_DIR: JSON.stringify(portalAssetsDir) },
+  // WEB_ASSETS_DIR: the built app serves the pages' files from dist/ (and bundles no esbuild).
+  define: { 'import.meta.url': 'importMetaUrl', WEB_ASSETS_DIR: JSON.stringify(webAssetsDir) },
   banner: { js: "const importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   metafile: true,
   logLevel: 'warning',
@@ -134,8 +134,8 @@ const outputs = Object.assign({}, ...(await Promise.all([appBuild, ...vendorBuil
 
 // The OpenAPI documents (dist/ and, for API Management, infra/) come from the same route table.
 execFileSync('node_modules/.bin/tsx', ['scripts/openapi.ts', ...process.argv.filter((arg) => arg === '--dist-only')], { cwd: root, stdio: 'inherit' });
-// The portal's script and stylesheet, content-hashed, with their manifest.
-execFileSync('node_modules/.bin/tsx', ['scripts/build-portal.ts', portalAssetsDir], { cwd: root, stdio: 'inherit' });
+// The portal's and the console's scripts and stylesheets, content-hashed, with their manifests.
+execFileSync('node_modules/.bin/tsx', ['scripts/build-portal.ts', webAssetsDir], { cwd: root, stdio: 'inherit' });
 
 const kib = (bytes) => `${(bytes / 1024).toFixed(0)} KiB`;
 const sizeOf = (filter) =>

@@ -3,8 +3,8 @@
  * the functions, shared/, the portal's server side (web/, not its browser script or the bundler that
  * makes it) and the contracts the service deploys; never the local stack, the scripts, the tests or
  * the local chain's test tokens. Packages are left out here (the build places them in dist/vendor/);
- * the repository's own modules are bundled as the build bundles them (PORTAL_ASSETS_DIR as the build
- * defines it: the built app reads the portal's files from dist/).
+ * the repository's own modules are bundled as the build bundles them (WEB_ASSETS_DIR as the build
+ * defines it: the built app reads the pages' files from dist/).
  */
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
@@ -22,7 +22,7 @@ describe('the Functions bundle', () => {
       write: false,
       outfile: 'bundle.js',
       metafile: true,
-      define: { PORTAL_ASSETS_DIR: '"web/portal"' },
+      define: { WEB_ASSETS_DIR: '"web"' },
       logLevel: 'silent',
     });
     const [output] = Object.values(result.metafile.outputs);
@@ -34,9 +34,9 @@ describe('the Functions bundle', () => {
     const others = bundled.filter((file) => !/^(functions|shared|web)\//.test(file) && file !== 'package.json');
     expect(others.sort()).toEqual(['contracts/artifacts/Split.json', 'contracts/artifacts/SplitFactory.json']);
     expect(bundled).toContain('web/portal/render.ts');
-    // Not even parsed: nothing the app imports reaches the local stack, the scripts, the portal's
-    // browser script or its bundler.
+    // Not even parsed: nothing the app imports reaches the local stack, the scripts, the pages'
+    // browser scripts or their bundler.
     const parsed = Object.keys(result.metafile.inputs);
-    expect(parsed.filter((file) => /^(scripts|test)\//.test(file) || file === 'web/portal/client.ts' || file === 'web/portal/bundle.ts')).toEqual([]);
+    expect(parsed.filter((file) => /^(scripts|test)\//.test(file) || file === 'web/portal/client.ts' || file === 'web/admin/client.ts' || file.startsWith('web/admin/client/') || file === 'web/portal/bundle.ts')).toEqual([]);
   });
 });

@@ -97,6 +97,20 @@ const authorizeSession = async (deps: AppDeps, role: Role, request: IncomingCall
 };
 
 /**
+ * A page that also answers without a session (the console's sign-in page): a missing, forged, ended
+ * or expired session is no caller rather than 401. Anything else (a store outage, a wallet without
+ * the role) fails as it would on any session route.
+ */
+const authorizeOptionalSession = async (deps: AppDeps, role: Role, request: IncomingCall, method: string): Promise<Access> => {
+  try {
+    return await authorizeSession(deps, role, request, method);
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'unauthorized') return { subscription: undefined, session: undefined, headers: {} };
+    throw error;
+  }
+};
+
+/**
  * Who is calling. `key` routes: the gateway's `x-subscription-id` stamp (never a client wallet), then
  * status (401) and scope (403), and the request counts against the plan's quota and, once let
  * through, in the key's usage for the billing period. `session` routes:
@@ -111,6 +125,7 @@ export const authorize = async (deps: AppDeps, spec: RouteSpec, request: Incomin
     case 'public':
       return { subscription: undefined, session: undefined, headers: {} };
     case 'session':
+      if (auth.optional && method === 'GET') return authorizeOptionalSession(deps, auth.role, request, method);
       return authorizeSession(deps, auth.role, request, method);
     case 'portal':
       return authorizePortal(deps, request);

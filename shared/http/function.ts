@@ -23,6 +23,8 @@ export type CallerOf<A extends RouteAuth> = A extends { kind: 'key'; signInWithX
   ? { subscription?: Subscription; session?: undefined; wallet: string }
   : A extends { kind: 'key' }
   ? { subscription: Subscription; session?: undefined; wallet: string }
+  : A extends { kind: 'session'; optional: true }
+    ? { session?: Session; subscription?: undefined; wallet?: string }
   : A extends { kind: 'session' }
     ? { session: Session; subscription?: undefined; wallet: string }
     : { subscription?: undefined; session?: undefined; wallet?: undefined };

@@ -43,7 +43,9 @@ const commonErrors: Record<RouteSpec['auth']['kind'], ErrorCode[]> = {
 export const signInWithXRoutes: readonly string[] = ['directory-shops', 'x402-subscribe', 'shop-config-get'];
 
 const securityOf = (route: RouteSpec) => {
-  const own = route.auth.kind === 'key' ? [{ subscriptionKey: [] }] : route.auth.kind === 'session' ? [{ sessionCookie: [] }] : route.auth.kind === 'x402' ? [{ x402: [] }] : [];
+  // An optional session (the console's pages): the empty requirement says the page answers without one too.
+  const session = route.auth.kind === 'session' ? [{ sessionCookie: [] }, ...(route.auth.optional ? [{}] : [])] : [];
+  const own = route.auth.kind === 'key' ? [{ subscriptionKey: [] }] : route.auth.kind === 'session' ? session : route.auth.kind === 'x402' ? [{ x402: [] }] : [];
   if (!signInWithXRoutes.includes(route.name)) return own;
   // An empty requirement: the route is also open without any credential.
   return [...(own.length > 0 ? own : [{}]), { siwx: [] }];

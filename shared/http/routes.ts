@@ -28,14 +28,28 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /**
  * Who may call a route:
  * - `key`: an API key (with a scope, or any valid key when none is named);
- * - `session`: a signed-in wallet with a role (admin pages);
+ * - `session`: a signed-in wallet with a role (admin calls; `optional` for the console's pages, which
+ *   answer the sign-in page without one);
  * - `public`: anyone (limited per client address at the gateway);
  * - `portal`: anyone, for one receipt named by the path's `{id}` (the buyer's pages): limited per
  *   receipt here and per client address at the gateway;
  * - `x402`: anyone who pays: answered 402 with a challenge, then the payment is verified and settled
  *   before the use case runs.
  */
-export type RouteAuth = { kind: 'key'; scope?: Scope; /** Also a sign-in-with-x proof of the wallet instead of a key. */ signInWithX?: true } | { kind: 'session'; role: Role } | { kind: 'public' } | { kind: 'portal' } | { kind: 'x402' };
+export type RouteAuth =
+  | { kind: 'key'; scope?: Scope; /** Also a sign-in-with-x proof of the wallet instead of a key. */ signInWithX?: true }
+  | {
+      kind: 'session';
+      role: Role;
+      /**
+       * A page that answers without a session too (the console: its sign-in page): no session, or one
+       * that ended, reaches the use case with no caller instead of 401. GET only, so no CSRF applies.
+       */
+      optional?: true;
+    }
+  | { kind: 'public' }
+  | { kind: 'portal' }
+  | { kind: 'x402' };
 export type AuthKind = RouteAuth['kind'];
 
 /** The names of a path's `{param}` segments. */
@@ -170,6 +184,9 @@ const SplitView = z.object({
   platformFeeBps: z.number().int(),
   partnerFeeBps: z.number().int(),
 });
+
+/** A console page's query string, each page reading its own names (search, filters, paging). */
+const AdminPageQuery = z.record(z.string(), z.string().max(2_000));
 
 const SessionView = z.object({ wallet: z.string(), roles: z.array(z.enum(['merchant', 'admin'])), expiresAt: z.number().int() });
 
@@ -622,6 +639,39 @@ export const routes = {
     auth: { kind: 'portal' },
     responseKind: 'html',
     summary: 'The payment link of a receipt: the same page as /portal/{id}',
+    response: z.string(),
+    errors: ['not_found'],
+  }),
+  adminHome: route({
+    name: 'admin-home',
+    method: 'GET',
+    path: '/admin',
+    auth: { kind: 'session', role: 'merchant', optional: true },
+    responseKind: 'html',
+    summary: "The merchant console's overview (server-rendered for the signed-in wallet; without a session, the sign-in page)",
+    query: AdminPageQuery,
+    response: z.string(),
+    errors: ['invalid_input'],
+  }),
+  adminPage: route({
+    name: 'admin-page',
+    method: 'GET',
+    path: '/admin/{page}',
+    auth: { kind: 'session', role: 'merchant', optional: true },
+    responseKind: 'html',
+    summary: 'A page of the merchant console: split, inventory, settings, keys, receipts, terminal, webhooks (without a session, the sign-in page)',
+    query: AdminPageQuery,
+    response: z.string(),
+    errors: ['invalid_input', 'not_found'],
+  }),
+  adminAsset: route({
+    name: 'admin-asset',
+    method: 'GET',
+    path: '/admin/assets/{file}',
+    auth: { kind: 'public' },
+    responseKind: 'asset',
+    assetTypes: ['text/javascript', 'text/css'],
+    summary: "The console's script and stylesheet (content-hashed names, cached for a year)",
     response: z.string(),
     errors: ['not_found'],
   }),

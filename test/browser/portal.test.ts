@@ -8,15 +8,15 @@
  * Every step is photographed into test-results/portal/<scenario>-<step>.png, on a phone-sized
  * viewport and on a desktop one.
  */
-import chromium from '@sparticuz/chromium';
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { chromium as playwright, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_ACCOUNTS } from '../../scripts/local/anvil';
+import { launchBrowser, openPage as openBrowserPage, photographer, type WalletOptions } from '../support/browser';
 import { call, root, stackEnv, startStack, stopStack, tsx, type StartedStack } from '../support/stack';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'portal-browser-'));
@@ -36,13 +36,7 @@ beforeAll(async () => {
   const credentials = JSON.parse(readFileSync(join(dataDir, 'local-credentials.json'), 'utf8')) as { rpcUrl: string; buyers: string[] };
   rpcUrl = credentials.rpcUrl;
   buyers = credentials.buyers;
-  const executablePath = await chromium.executablePath();
-  browser = await playwright.launch({
-    executablePath,
-    // One process per page (not the serverless --single-process), so that closing a scenario's context leaves the browser running.
-    args: [...chromium.args.filter((arg) => arg !== '--single-process'), '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    headless: true,
-  });
+  browser = await launchBrowser();
 }, 120_000);
 
 afterAll(async () => {
@@ -65,82 +59,9 @@ const ethBalance = async (address: string) => {
 
 const receiptStatus = async (id: string) => (await call(stack.baseUrl, `/api/receipts/${encodeURIComponent(id)}`, { key: stack.apiKey })).json as { status: string; transactionHash: string | null; token: string | null; buyerWallet: string | null };
 
-interface WalletOptions {
-  account: string;
-  /** `eth_sendTransaction` answers EIP-1193's user-rejected error (4001) instead of sending. */
-  rejectSend?: boolean;
-  /** The first token transfer sends half its amount (a buyer who edited the amount in the wallet). */
-  halveFirstTransfer?: boolean;
-  /** The wallet starts on this chain and moves to anvil's when the page asks it to switch. */
-  startOnChain?: number;
-}
+const openPage = (viewport: { width: number; height: number }, wallet?: WalletOptions) => openBrowserPage(browser, rpcUrl, viewport, wallet);
 
-/**
- * The wallet the page finds: `window.ethereum` and an EIP-6963 announcement of the same provider.
- * Chain calls go to anvil through a function the test exposes to the page (the page's CSP allows
- * connections to its own origin only; the wallet, like a real extension, is not bound by it).
- */
-const walletScript = (options: WalletOptions) => `(() => {
-  const options = ${JSON.stringify(options)};
-  const calls = (window.__walletCalls = []);
-  let chain = options.startOnChain;
-  // Once per tab, across reloads (this script runs again on each page load).
-  let halve = options.halveFirstTransfer && !sessionStorage.getItem('halved');
-  const provider = {
-    async request({ method, params = [] }) {
-      calls.push(method);
-      if (method === 'eth_requestAccounts' || method === 'eth_accounts') return [options.account];
-      if (method === 'eth_chainId' && chain !== undefined) return '0x' + chain.toString(16);
-      if (method === 'wallet_switchEthereumChain') {
-        chain = undefined;
-        return null;
-      }
-      if (method === 'eth_sendTransaction' && options.rejectSend) throw Object.assign(new Error('User rejected the request.'), { code: 4001 });
-      if (method === 'eth_sendTransaction' && halve && params[0].data) {
-        halve = false;
-        sessionStorage.setItem('halved', 'yes');
-        const data = params[0].data;
-        const amount = BigInt('0x' + data.slice(74)) / 2n;
-        params = [{ ...params[0], data: data.slice(0, 74) + amount.toString(16).padStart(64, '0') }];
-      }
-      const answer = await window.__anvil(method, params);
-      if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code, data: answer.error.data });
-      return answer.result;
-    },
-    on() {},
-    removeListener() {},
-  };
-  window.ethereum = provider;
-  const icon = 'data:image/svg+xml,' + encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><circle cx="12" cy="12" r="11" fill="#f59e0b"/></svg>');
-  const detail = Object.freeze({ info: Object.freeze({ uuid: '2f6b1c9e-8d4a-4f51-9d55-1b1f0b8a0c11', name: 'Test Wallet', icon, rdns: 'org.example.testwallet' }), provider });
-  const announce = () => window.dispatchEvent(new CustomEvent('eip6963:announceProvider', { detail }));
-  window.addEventListener('eip6963:requestProvider', announce);
-  announce();
-})();`;
-
-const openPage = async (viewport: { width: number; height: number }, wallet?: WalletOptions): Promise<{ context: BrowserContext; page: Page; problems: string[] }> => {
-  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, isMobile: viewport.width < 500, hasTouch: viewport.width < 500 });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
-  page.on('dialog', (dialog) => {
-    problems.push(`dialog: ${dialog.message()}`);
-    void dialog.dismiss();
-  });
-  if (wallet) {
-    await page.exposeFunction('__anvil', async (method: string, params: unknown[]) => {
-      const response = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-      return response.json();
-    });
-    await page.addInitScript({ content: walletScript(wallet) });
-  }
-  return { context, page, problems };
-};
-
-const shot = (page: Page, scenario: string, step: string) => page.screenshot({ path: join(shots, `${scenario}-${step}.png`), fullPage: true });
+const shot = photographer(shots);
 
 /** Waits until the quote for a token is shown (its amount in the pay button). */
 const quoted = async (page: Page, token: string) => {

@@ -37,6 +37,10 @@ const expectedKeyless: Record<string, string> = {
   'GET /portal/{id}': 'portal',
   'GET /pay/{id}': 'portal',
   'GET /portal/assets/{file}': 'public',
+  // The merchant console's pages: the signed-in wallet's own, else the sign-in page; and its files.
+  'GET /admin': 'session',
+  'GET /admin/{page}': 'session',
+  'GET /admin/assets/{file}': 'public',
   'GET /api/portal/{id}': 'portal',
   'POST /api/portal/{id}/quote': 'portal',
   'GET /api/portal/{id}/qr.svg': 'portal',

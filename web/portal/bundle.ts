@@ -1,11 +1,13 @@
 /**
- * How the portal's browser files are made: the script (client.ts and what it imports) and the
- * stylesheet, minified, under content-hashed names so that they can be cached for a year. Used by
- * the build (scripts/build-portal.ts, into dist/) and, where no build exists (`npm start`, the tests),
- * once on first use in memory. Never part of the Functions bundle: it needs esbuild.
+ * How a page family's browser files are made (the portal's, the console's): the script (its entry and
+ * what it imports) and the stylesheet, minified, under content-hashed names so that they can be
+ * cached for a year. Used by the build (scripts/build-portal.ts, into dist/) and, where no build
+ * exists (`npm start`, the tests), once on first use in memory. Never part of the Functions bundle: it
+ * needs esbuild.
  */
 import { basename, resolve } from 'node:path';
 import { build } from 'esbuild';
+import type { WebEntry } from './assets';
 
 export interface AssetManifest {
   /** File names (no directory) of the script and the stylesheet. */
@@ -23,12 +25,12 @@ const root = resolve(__dirname, '../..');
 /** Browsers the page supports: those with EIP-1193 wallets (BigInt, optional chaining, `:has` optional). */
 const TARGETS = ['es2020', 'chrome91', 'firefox90', 'safari15', 'edge91'];
 
-export const bundlePortalAssets = async (): Promise<BundledAssets> => {
+export const bundleWebAssets = async (entry: WebEntry): Promise<BundledAssets> => {
   const result = await build({
     absWorkingDir: root,
     entryPoints: [
-      { in: 'web/portal/client.ts', out: 'portal' },
-      { in: 'web/portal/portal.css', out: 'portal' },
+      { in: entry.script, out: entry.name },
+      { in: entry.style, out: entry.name },
     ],
     bundle: true,
     minify: true,
@@ -36,7 +38,7 @@ export const bundlePortalAssets = async (): Promise<BundledAssets> => {
     platform: 'browser',
     target: TARGETS,
     entryNames: '[name]-[hash]',
-    outdir: 'portal-assets',
+    outdir: `${entry.name}-assets`,
     write: false,
     legalComments: 'none',
     charset: 'utf8',
@@ -46,6 +48,6 @@ export const bundlePortalAssets = async (): Promise<BundledAssets> => {
   const names = Object.keys(files);
   const script = names.find((name) => name.endsWith('.js'));
   const style = names.find((name) => name.endsWith('.css'));
-  if (!script || !style) throw new Error(`the portal bundle lacks its script or stylesheet: ${names.join(', ')}`);
+  if (!script || !style) throw new Error(`the ${entry.name} bundle lacks its script or stylesheet: ${names.join(', ')}`);
   return { manifest: { script, style }, files };
 };

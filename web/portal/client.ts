@@ -10,24 +10,7 @@ import { formatUnits } from '../../shared/domain/units';
 import { brandProperties } from './colors';
 import { formatCountdown, isSettled, PARTLY_PAID, remainingUnits, shortHex, statusLabels, transactionUrl } from './format';
 import { buyerMessages, classifyWalletError, errorText, paymentTransaction, toQuantity, type Problem } from './wallet-calls';
-
-interface Eip1193Provider {
-  request(args: { method: string; params?: unknown[] }): Promise<unknown>;
-  on?(event: string, listener: (...args: unknown[]) => void): void;
-}
-
-/** EIP-6963: what a wallet announces about itself. */
-interface WalletInfo {
-  uuid: string;
-  name: string;
-  icon: string;
-  rdns: string;
-}
-
-interface Wallet {
-  info: WalletInfo;
-  provider: Eip1193Provider;
-}
+import { discoverWallets, type Eip1193Provider, type Wallet } from './wallets';
 
 type Answer<T> = { ok: true; status: number; json: T } | { ok: false; status: number; json: { error?: string; message?: string } };
 
@@ -38,8 +21,6 @@ const FOLLOW_MS = 10 * 60_000;
 const RESUBMIT_EVERY = 3;
 /** A quote with less than this left is renewed before paying: the buyer needs time to confirm. */
 const QUOTE_MARGIN_MS = 20_000;
-/** Wallets announce themselves within a few milliseconds; after this the list is shown as it is. */
-const DISCOVERY_MS = 400;
 
 const chainNames: Record<number, string> = { 1: 'Ethereum', 8453: 'Base', 84532: 'Base Sepolia', 31337: 'the local test network' };
 
@@ -248,24 +229,6 @@ const addWallet = (wallet: Wallet) => {
   if (state.wallets.some((known) => known.info.uuid === wallet.info.uuid || known.provider === wallet.provider)) return;
   state.wallets.push(wallet);
   if (!state.account) renderWallets();
-};
-
-/** EIP-6963: every installed wallet announces itself; `window.ethereum` stands in for older ones. */
-const discoverWallets = () => {
-  window.addEventListener('eip6963:announceProvider', (event) => {
-    const detail = (event as CustomEvent<Wallet>).detail;
-    if (detail?.info && typeof detail.provider?.request === 'function') {
-      addWallet({ info: { ...detail.info, name: String(detail.info.name || 'Wallet') }, provider: detail.provider });
-    }
-  });
-  window.dispatchEvent(new Event('eip6963:requestProvider'));
-  setTimeout(() => {
-    const injected = (window as unknown as { ethereum?: Eip1193Provider }).ethereum;
-    if (state.wallets.length === 0 && injected && typeof injected.request === 'function') {
-      addWallet({ info: { uuid: 'injected', name: 'browser wallet', icon: '', rdns: '' }, provider: injected });
-    }
-    renderWallets();
-  }, DISCOVERY_MS);
 };
 
 const connect = async (wallet: Wallet) => {
@@ -543,7 +506,8 @@ const start = () => {
   }
   window.setInterval(tick, 1_000);
   refreshPayButton();
-  discoverWallets();
+  // EIP-6963: every installed wallet announces itself; `window.ethereum` stands in for older ones.
+  discoverWallets(addWallet, renderWallets);
 };
 
 start();

@@ -1,0 +1,2 @@
+/** The inventory page's browser part. */
+export const enhanceInventory = (): void => {};

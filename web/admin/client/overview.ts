@@ -1,0 +1,2 @@
+/** The overview page's browser part. */
+export const enhanceOverview = (): void => {};

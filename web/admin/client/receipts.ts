@@ -1,0 +1,2 @@
+/** Receipts: the page's browser part; nothing yet (the page is a placeholder). */
+export const enhanceReceipts = (): void => {};

@@ -1,0 +1,2 @@
+/** The settings page's browser part. */
+export const enhanceSettings = (): void => {};

@@ -1,0 +1,2 @@
+/** The split page's browser part. */
+export const enhanceSplit = (): void => {};

@@ -1,0 +1,2 @@
+/** Webhooks: the page's browser part; nothing yet (the page is a placeholder). */
+export const enhanceWebhooks = (): void => {};
