@@ -116,6 +116,9 @@ const chainFrom = (config: Config): (Chain & { destroy(): void }) | undefined =>
     transfersBetween: async (from, to, range) => (await load()).transfersBetween(from, to, range),
     ethUsdPrice: async () => (await load()).ethUsdPrice(),
     distribute: async (split, token) => (await load()).distribute(split, token),
+    balancesOf: async (holders, tokens, blockTag) => (await load()).balancesOf(holders, tokens, blockTag),
+    splitHoldings: async (split, payee, tokens, blockTag) => (await load()).splitHoldings(split, payee, tokens, blockTag),
+    firstBlockAtOrAfter: async (timestampMs) => (await load()).firstBlockAtOrAfter(timestampMs),
     destroy: () => void chain?.then((loaded) => loaded.destroy()),
   };
 };

@@ -57,6 +57,18 @@ export interface Chain {
   transfersBetween(from: string, to: string, range: { fromBlock: number; toBlock: number }): Promise<ChainMove[]>;
   /** The ETH/USD feed's latest answer (Chainlink `AggregatorV3.latestRoundData`). */
   ethUsdPrice(): Promise<FeedPrice>;
+  /**
+   * Balances (atomic units) of each holder in each token (the zero address: ETH) at one block (default:
+   * the latest), read together: `[holder][token]`, lower-case keys.
+   */
+  balancesOf(holders: readonly string[], tokens: readonly string[], blockTag?: number): Promise<Record<string, Record<string, bigint>>>;
+  /**
+   * Per token (lower-case key), what the split would hand out now (`distributable`: every payee's part,
+   * credits excluded) and what it already owes `payee` (`credited`: a share it could not be paid, to pull).
+   */
+  splitHoldings(split: string, payee: string, tokens: readonly string[], blockTag?: number): Promise<Record<string, { distributable: bigint; credited: bigint }>>;
+  /** The first block mined at or after `timestampMs` (Unix ms); the head's number + 1 when none is yet. */
+  firstBlockAtOrAfter(timestampMs: number): Promise<number>;
   /** Has the relayer call `distribute(token)` on the split (token: zero address for ETH); resolves once mined. */
   distribute(split: string, token: string): Promise<{ txHash: string; blockNumber: number }>;
 }

@@ -60,7 +60,10 @@ type BlockRange = { fromBlock: number; toBlock: number };
 
 const splitInterface = new Interface(splitArtifact.abi);
 const factoryInterface = new Interface(splitFactoryArtifact.abi);
-const erc20Interface = new Interface(['event Transfer(address indexed from, address indexed to, uint256 value)']);
+const erc20Interface = new Interface([
+  'event Transfer(address indexed from, address indexed to, uint256 value)',
+  'function balanceOf(address owner) view returns (uint256)',
+]);
 // Chainlink's AggregatorV3Interface, the part the service reads.
 const feedInterface = new Interface([
   'function decimals() view returns (uint8)',
@@ -257,6 +260,63 @@ export class EvmChain implements Chain {
     });
   }
 
+  balancesOf(holders: readonly string[], tokens: readonly string[], blockTag?: number): Promise<Record<string, Record<string, bigint>>> {
+    return this.guard(async () => {
+      // Issued together: a remote provider sends them as one JSON-RPC batch.
+      const reads = holders.flatMap((holder) =>
+        tokens.map(async (token) => {
+          const owner = checked(holder);
+          const balance = lower(token) === ZeroAddress ? await this.provider.getBalance(owner, blockTag) : await this.erc20BalanceOf(checked(token), owner, blockTag);
+          return [lower(holder), lower(token), balance] as const;
+        }),
+      );
+      const balances: Record<string, Record<string, bigint>> = {};
+      for (const [holder, token, balance] of await Promise.all(reads)) (balances[holder] ??= {})[token] = balance;
+      return balances;
+    });
+  }
+
+  splitHoldings(split: string, payee: string, tokens: readonly string[], blockTag?: number): Promise<Record<string, { distributable: bigint; credited: bigint }>> {
+    return this.guard(async () => {
+      const contract = new Contract(checked(split), splitInterface, this.provider);
+      const account = checked(payee);
+      const overrides = blockTag === undefined ? {} : { blockTag };
+      const reads = tokens.map(async (token) => {
+        const address = checked(token);
+        const [distributable, credited]: [bigint, bigint] = await Promise.all([
+          contract.getFunction('distributable').staticCall(address, overrides),
+          lower(token) === ZeroAddress
+            ? contract.getFunction('credits').staticCall(account, overrides)
+            : contract.getFunction('tokenCredits').staticCall(address, account, overrides),
+        ]);
+        return [lower(token), { distributable, credited }] as const;
+      });
+      return Object.fromEntries(await Promise.all(reads));
+    });
+  }
+
+  firstBlockAtOrAfter(timestampMs: number): Promise<number> {
+    return this.guard(async () => {
+      const seconds = Math.ceil(timestampMs / 1000);
+      const timeOf = async (number: number) => {
+        const block = await this.provider.getBlock(number);
+        if (!block) throw new Error(`block ${number} is not known to the node`);
+        return block.timestamp;
+      };
+      const head = await this.provider.getBlockNumber();
+      if ((await timeOf(head)) < seconds) return head + 1;
+      // Block timestamps never decrease: the first block at or after the time, by halving the range.
+      let low = 0;
+      let high = head;
+      while (low < high) {
+        const middle = Math.floor((low + high) / 2);
+        if ((await timeOf(middle)) >= seconds) high = middle;
+        else low = middle + 1;
+      }
+      return low;
+    });
+  }
+
   distribute(split: string, token: string): Promise<{ txHash: string; blockNumber: number }> {
     return this.guard(async () => {
       const contract = new Contract(checked(split), splitInterface, this.relayer);
@@ -289,6 +349,12 @@ export class EvmChain implements Chain {
     // A failed read (the node was down) must not be remembered.
     this.expectedSplitCode.catch(() => (this.expectedSplitCode = undefined));
     return this.expectedSplitCode;
+  }
+
+  private async erc20BalanceOf(token: string, owner: string, blockTag?: number): Promise<bigint> {
+    const data = erc20Interface.encodeFunctionData('balanceOf', [owner]);
+    const answer = await this.provider.call({ to: token, data, ...(blockTag !== undefined && { blockTag }) });
+    return erc20Interface.decodeFunctionResult('balanceOf', answer)[0] as bigint;
   }
 
   /** A feed's decimals never change: read once. */
