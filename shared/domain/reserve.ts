@@ -34,7 +34,6 @@ export const ReserveRatios = z
       ctx.addIssue({ code: 'custom', message: `the target shares must sum to 1 (these sum to ${Number(sum.toFixed(12))})` });
     }
   })
-  .transform((ratios) => ratios as Partial<Record<PayTokenSymbol, number>>)
   .describe('token symbol → target share of the reserve (0 to 1, summing to 1); tokens not named aim for 0');
 export type ReserveRatios = z.output<typeof ReserveRatios>;
 
