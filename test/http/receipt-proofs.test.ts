@@ -1,8 +1,10 @@
+import { HttpRequest, InvocationContext, type HttpResponseInit } from '@azure/functions';
 import { Wallet, verifyTypedData } from 'ethers';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AppDeps } from '../../shared/app/deps';
 import { DEVELOPMENT_RECEIPT_SIGNING_KEY, compose, memoryDeps, setDeps } from '../../shared/composition';
 import { loadConfig } from '../../shared/config';
+import { httpFunctions } from '../../shared/http/function';
 import { addMerchant, invoke, type Merchant } from '../support/http';
 import { tickingClock } from '../support/fixtures';
 import { payReceipt } from '../support/paid-receipts';
@@ -77,3 +79,23 @@ describe('GET /.well-known/receipt-signer', () => {
     expect(await invoke('receipt-signer', { path: '/.well-known/receipt-signer' })).toMatchObject({ status: 200, json: { address: key.address } });
   });
 });
+
+describe("the portal's Download receipt", () => {
+  it('links the paid page to the proof, which downloads and verifies', async () => {
+    const page = await invokePage('/portal/paid-1');
+    const link = /<a class="proof-link" href="([^"]+)" download="([^"]+)"[^>]*>Download receipt<\/a>/.exec(page)!;
+    expect(link[2]).toBe('receipt-paid-1.json');
+    const proof = await invoke('portal-proof', { path: link[1]! });
+    expect(proof.status).toBe(200);
+    const { domain, types, message, signature } = proof.json as never as { domain: never; types: never; message: never; signature: string };
+    expect(verifyTypedData(domain, types, message, signature)).toBe(signerAddress);
+  });
+});
+
+/** A page route's markup, through its handler. */
+const invokePage = async (path: string) => {
+  const handler = httpFunctions.get('portal-page')!.options.handler;
+  const response = (await handler(new HttpRequest({ method: 'GET', url: `http://localhost${path}`, params: { id: path.split('/').pop()! } }), new InvocationContext({ functionName: 'portal-page', logHandler: () => {} }))) as HttpResponseInit;
+  expect(response.status ?? 200).toBe(200);
+  return String(response.body);
+};

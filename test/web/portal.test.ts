@@ -62,6 +62,11 @@ describe('the rendered page', () => {
     const paid = statePanel(view({ status: 'paid', payable: false, notPayableReason: 'paid', payment: { transactionHash: hash, buyerWallet: null, token: 'USDC', amount: '26130042', paidAt: 1_700_000_100_000, explorerUrl: null } }), input);
     expect(text(paid)).toContain('Payment received Thank you. Demo Coffee received 26.130042 USDC.');
     expect(paid).toContain(`href="https://explorer.example/tx/${hash}"`);
+    // The signed proof, to keep: a download of the portal's proof route.
+    expect(paid).toContain('<a class="proof-link" href="/api/portal/R-1/proof" download="receipt-R-1.json" type="application/json">Download receipt</a>');
+    expect(text(statePanel(view({ status: 'refunded', payable: false, notPayableReason: 'refunded' }), input))).not.toContain('Download receipt');
+    // The success screen the script shows after a wallet payment has it too, hidden with it until then.
+    expect(/<section[^>]*id="success"[^>]*hidden>[\s\S]*?href="\/api\/portal\/R-1\/proof"[\s\S]*?<\/section>/.test(renderPortalPage(view(), input))).toBe(true);
     // Without an explorer: the hash, shortened, whole in its title.
     expect(statePanel(view({ status: 'reconciled', payable: false, notPayableReason: 'paid', payment: { transactionHash: hash, buyerWallet: null, token: 'USDC', amount: '1', paidAt: null, explorerUrl: null } }), { ...input, explorerUrl: null })).toContain(`title="${hash}"`);
     expect(text(statePanel(view({ status: 'refund_requested', payable: false, notPayableReason: 'refunded' }), input))).toContain('Refund in progress');

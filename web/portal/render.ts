@@ -123,6 +123,10 @@ const transaction = (hash: string, explorerUrl: string | null): Html => {
     : `<p>Transaction <span class="mono" title="${escapeHtml(hash)}">${escapeHtml(shortHex(hash))}</span></p>`;
 };
 
+/** The receipt's signed proof (`GET /api/portal/{id}/proof`), saved as a file the buyer can verify without the service. */
+const proofLink = (view: PortalView, input: PortalPageInput): Html =>
+  `<p><a class="proof-link" href="${escapeHtml(`${input.apiUrl}/proof`)}" download="${escapeHtml(`receipt-${view.receiptId}.json`)}" type="application/json">Download receipt</a></p>`;
+
 const paidPanel = (view: PortalView, input: PortalPageInput): Html => {
   const payment = view.payment;
   const token = view.tokens.find((candidate) => candidate.symbol === payment?.token);
@@ -131,6 +135,7 @@ const paidPanel = (view: PortalView, input: PortalPageInput): Html => {
     paragraph(`Thank you. ${view.shop.name} received ${amount}.`),
     ...(payment?.paidAt ? [`<p>Paid ${time(payment.paidAt)}</p>`] : []),
     ...(payment ? [transaction(payment.transactionHash, input.explorerUrl)] : []),
+    proofLink(view, input),
   ]);
 };
 
@@ -245,10 +250,11 @@ const cardSection = (view: PortalView): Html => `<section class="card pay-by-car
 </section>`;
 
 /** Shown by the script once the payment is confirmed (the server shows its own when the page loads paid). */
-const successSection = (): Html => `<section class="card state state-success" id="success" aria-labelledby="success-title" tabindex="-1" hidden>
+const successSection = (view: PortalView, input: PortalPageInput): Html => `<section class="card state state-success" id="success" aria-labelledby="success-title" tabindex="-1" hidden>
 <h2 id="success-title">Payment received</h2>
 <p id="success-text"></p>
 <p id="success-tx"></p>
+${proofLink(view, input)}
 </section>`;
 
 const shopHeader = (view: PortalView): Html => {
@@ -297,7 +303,7 @@ export const renderPortalPage = (view: PortalView, input: PortalPageInput): Html
     '<main class="sheet">',
     summarySection(view),
     ...(state ? [state] : []),
-    ...(view.payable ? [paySection(view, input), ...(view.card ? [cardSection(view)] : []), successSection()] : []),
+    ...(view.payable ? [paySection(view, input), ...(view.card ? [cardSection(view)] : []), successSection(view, input)] : []),
     linesSection(view),
     `<p class="footnote">Payment link: <a href="${escapeHtml(input.paymentUrl)}">${escapeHtml(input.paymentUrl)}</a></p>`,
     '</main>',
