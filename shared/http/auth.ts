@@ -73,12 +73,23 @@ const noteKeyUse = (deps: AppDeps, subscription: Subscription, now: number) => {
 const forbidden = (message: string) => new DomainError('forbidden', message);
 
 /**
- * Admin writes must come from our own pages: the `Origin` is the configured site, and the CSRF
- * token in the header equals the cookie and is the one issued with this session.
+ * Whether a write comes from this site's own pages: its `Origin` is the configured site's. A browser
+ * may send no Origin on a same-origin request (Chromium's fetch does not), or `null` under the pages'
+ * no-referrer policy; then its Fetch Metadata decides: `Sec-Fetch-Site: same-origin`, a header no
+ * page can set. Any other Origin, or neither, is refused.
+ */
+const fromThisSite = (deps: AppDeps, request: IncomingCall) => {
+  const origin = request.headers.get('origin');
+  if (origin !== null && origin !== 'null') return origin === new URL(deps.settings.baseUrl).origin;
+  return request.headers.get('sec-fetch-site') === 'same-origin';
+};
+
+/**
+ * Admin writes must come from our own pages (`fromThisSite`), and the CSRF token in the header
+ * equals the cookie and is the one issued with this session.
  */
 const checkCsrf = (deps: AppDeps, request: IncomingCall, cookies: Record<string, string>, session: Session) => {
-  const origin = request.headers.get('origin');
-  if (origin !== new URL(deps.settings.baseUrl).origin) throw forbidden('cross-site request refused: Origin must be this site');
+  if (!fromThisSite(deps, request)) throw forbidden('cross-site request refused: Origin must be this site');
   const header = request.headers.get(CSRF_HEADER) ?? '';
   const cookie = cookies[CSRF_COOKIE] ?? '';
   if (!header || !sameSecret(header, cookie) || !sameSecret(sha256Hex(header), session.csrfHash)) {

@@ -158,9 +158,25 @@ describe('sessions', () => {
     expect((await logout(browser(session, { origin: 'https://evil.example' }))).status).toBe(403);
     const { origin: __, ...noOrigin } = browser(session);
     expect((await logout(noOrigin)).status).toBe(403);
+    // A browser that sends no Origin (or `null`) says where the request comes from in Sec-Fetch-Site: only same-origin passes.
+    for (const site of ['cross-site', 'same-site', 'none']) {
+      expect((await logout({ ...noOrigin, 'sec-fetch-site': site })).status, site).toBe(403);
+      expect((await logout({ ...noOrigin, origin: 'null', 'sec-fetch-site': site })).status, site).toBe(403);
+    }
+    expect((await logout(browser(session, { origin: 'https://evil.example', 'sec-fetch-site': 'same-origin' }))).status).toBe(403);
+    const { 'x-csrf-token': ___, ...sameSiteNoToken } = { ...noOrigin, 'sec-fetch-site': 'same-origin' };
+    expect((await logout(sameSiteNoToken)).status).toBe(403);
     const otherToken = other.cookies!.cb_csrf_token!.value;
     const swapped = { ...browser(session), cookie: `cb_auth_token=${session.cookies!.cb_auth_token!.value}; cb_csrf_token=${otherToken}`, 'x-csrf-token': otherToken };
     expect((await logout(swapped)).status).toBe(403);
     expect((await logout(browser(session))).status).toBe(200);
+  });
+
+  it('takes a write from this site’s own page whose browser sends no Origin, or `null`, by Sec-Fetch-Site: same-origin', async () => {
+    for (const origin of [undefined, 'null']) {
+      const session = await signInAs();
+      const { origin: _, ...headers } = browser(session);
+      expect((await logout({ ...headers, ...(origin && { origin }), 'sec-fetch-site': 'same-origin' })).status).toBe(200);
+    }
   });
 });
