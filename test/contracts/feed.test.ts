@@ -1,6 +1,6 @@
 import { Contract, NonceManager, Wallet, ZeroAddress, isError, parseEther, type JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ANVIL_ACCOUNTS, ANVIL_BUYERS, ANVIL_FEED_OWNER, ANVIL_RELAYER, startAnvil } from '../../scripts/local/anvil';
+import { ANVIL_ACCOUNTS, ANVIL_BUYERS, ANVIL_FEED_OWNER, ANVIL_ONRAMP_SANDBOX, ANVIL_RELAYER, startAnvil } from '../../scripts/local/anvil';
 import { BUYER_TOKENS, INITIAL_ETH_USD, deployLocalContracts } from '../../scripts/local/deploy-contracts';
 import { setEthUsdPrice, setFeedUpdatedAt } from '../../scripts/local/feed';
 import { testUsdcArtifact, testUsdtArtifact } from '../../shared/adapters/evm/artifacts';
@@ -168,7 +168,7 @@ describe('distribute', () => {
 });
 
 describe('the local chain’s buyers', () => {
-  it('are funded once: a second deployment mints nothing, a buyer who spent is topped up to 10,000 again', async () => {
+  it('are funded once (and the sandbox on-ramp with them): a second deployment mints nothing, a buyer who spent is topped up to 10,000 again', async () => {
     // A chain of this test's own: the run's buyers spend while other files run.
     const anvil = await startAnvil();
     const own = createProvider(anvil.rpcUrl, anvil.chainId);
@@ -183,13 +183,15 @@ describe('the local chain’s buyers', () => {
 
       expect(await deployLocalContracts(anvil.rpcUrl, ANVIL_RELAYER.privateKey)).toEqual(contracts);
       expect(await own.getTransactionCount(ANVIL_FEED_OWNER.address)).toBe(sent);
-      expect(await supplies()).toEqual([5n * BUYER_TOKENS, 5n * BUYER_TOKENS]);
+      // Five buyers and the sandbox on-ramp's account, which has its gas too.
+      expect(await supplies()).toEqual([6n * BUYER_TOKENS, 6n * BUYER_TOKENS]);
+      expect(await own.getBalance(ANVIL_ONRAMP_SANDBOX.address)).toBeGreaterThan(0n);
 
       const spender = new Contract(contracts.usdc, testUsdcArtifact.abi, new Wallet(ANVIL_BUYERS[0]!.privateKey, own));
       await (await spender.getFunction('transfer').send(Wallet.createRandom().address, 1_500_000n)).wait();
       await deployLocalContracts(anvil.rpcUrl, ANVIL_RELAYER.privateKey);
       expect(await holdings()).toEqual(Array(10).fill(BUYER_TOKENS));
-      expect(await supplies()).toEqual([5n * BUYER_TOKENS + 1_500_000n, 5n * BUYER_TOKENS]);
+      expect(await supplies()).toEqual([6n * BUYER_TOKENS + 1_500_000n, 6n * BUYER_TOKENS]);
 
       const feedChain = new EvmChain({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, relayerPrivateKey: ANVIL_RELAYER.privateKey, splitFactory: contracts.splitFactory, tokens: [], ethUsdFeed: contracts.ethUsdFeed, provider: own });
       expect((await feedChain.ethUsdPrice()).answer).toBe(INITIAL_ETH_USD);
