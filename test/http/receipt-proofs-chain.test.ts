@@ -1,0 +1,182 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Contract, ContractFactory, Interface, NonceManager, Wallet, getAddress, parseEther, verifyTypedData, type JsonRpcProvider } from 'ethers';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { EvmChain } from '../../shared/adapters/evm/chain';
+import { mockAggregatorArtifact, testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
+import { createProvider } from '../../shared/adapters/evm/provider';
+import type { AppDeps } from '../../shared/app/deps';
+import { createReceipt } from '../../shared/app/receipts';
+import { memoryDeps } from '../../shared/composition';
+import { newMerchant } from '../../shared/domain/merchant';
+import type { ReceiptProof } from '../../shared/domain/receipt-proof';
+import { startHost, type RunningHost } from '../support/http';
+import { root } from '../support/stack';
+
+/**
+ * Receipts paid on the run's anvil chain through the service over HTTP (quote, pay from a wallet,
+ * report the hash), then checked as a buyer would: the proof against the chain, and the README's
+ * verify-receipt.mjs run as it stands.
+ */
+const chainInfo = inject('chain');
+let provider: JsonRpcProvider;
+let funder: NonceManager;
+let chain: EvmChain;
+let deps: AppDeps;
+let host: RunningHost;
+let split: string;
+const merchant = Wallet.createRandom().address.toLowerCase();
+const dir = mkdtempSync(join(tmpdir(), 'receipt-proofs-'));
+
+const erc20 = (address: string, signer: Wallet | NonceManager) => new Contract(address, testUsdcArtifact.abi, signer);
+
+/** A fresh wallet with ETH for gas and 10,000 test USDC. */
+const newWallet = async (): Promise<Wallet> => {
+  const wallet = new Wallet(Wallet.createRandom().privateKey, provider);
+  await provider.send('anvil_setBalance', [wallet.address, '0x' + parseEther('100').toString(16)]);
+  await (await erc20(chainInfo.usdc, funder).getFunction('mint')(wallet.address, 10_000_000_000n)).wait();
+  return wallet;
+};
+
+beforeAll(async () => {
+  provider = createProvider(chainInfo.rpcUrl, chainInfo.chainId);
+  const key = Wallet.createRandom();
+  await provider.send('anvil_setBalance', [key.address, '0x' + parseEther('1000').toString(16)]);
+  funder = new NonceManager(new Wallet(key.privateKey, provider));
+  const relayer = await newWallet();
+  const feedOwner = await newWallet();
+  const feed = (await new ContractFactory(mockAggregatorArtifact.abi, mockAggregatorArtifact.bytecode, feedOwner).deploy(3000n * 10n ** 8n)) as Contract;
+  await feed.waitForDeployment();
+  const ethUsdFeed = (await feed.getAddress()).toLowerCase();
+  chain = new EvmChain({ rpcUrl: chainInfo.rpcUrl, chainId: chainInfo.chainId, relayerPrivateKey: relayer.privateKey, splitFactory: chainInfo.splitFactory, tokens: [chainInfo.usdc], ethUsdFeed });
+  const base = memoryDeps({ chain });
+  deps = {
+    ...base,
+    settings: {
+      ...base.settings,
+      chainId: chainInfo.chainId,
+      tokens: [
+        { symbol: 'USDC', address: chainInfo.usdc, decimals: 6 },
+        { symbol: 'ETH', address: '0x0000000000000000000000000000000000000000', decimals: 18 },
+      ],
+      payments: { ...base.settings.payments, confirmations: 1, ethUsdFeed },
+    },
+  };
+  const platform = Wallet.createRandom().address.toLowerCase();
+  const deployed = await chain.deploySplit([
+    { address: merchant, bps: 9_900 },
+    { address: platform, bps: 100 },
+  ]);
+  split = deployed.address.toLowerCase();
+  const now = Date.now();
+  await deps.merchants.upsert(merchant, {
+    ...newMerchant(merchant, now),
+    split: {
+      address: split,
+      recipients: [
+        { address: merchant, bps: 9_900, role: 'merchant' },
+        { address: platform, bps: 100, role: 'platform' },
+      ],
+      platformFeeBps: 100,
+      partnerFeeBps: 0,
+      txHash: deployed.txHash,
+      chainId: chainInfo.chainId,
+      deployedAt: now,
+    },
+  });
+  host = await startHost(deps);
+}, 60_000);
+afterAll(async () => {
+  await host?.close();
+  chain?.destroy();
+  provider?.destroy();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+let serial = 0;
+/** A receipt paid in `token` from a fresh wallet, reported by hash: its proof, the hash and the quote. */
+const paidReceipt = async (token: 'USDC' | 'ETH') => {
+  const id = `proof-${token}-${++serial}-${Date.now()}`;
+  const lineItems = [
+    { label: 'Ceramic mug', sku: 'MUG-CERAMIC', qty: 2, priceUsd: 24 },
+    { label: 'Tax', priceUsd: 1.74 },
+  ];
+  await createReceipt(deps, { wallet: merchant, subscriptionId: null }, { id, lineItems, totalUsd: 25.74 });
+  const quoted = await host.call(`/api/portal/${id}/quote`, { method: 'POST', body: { token } });
+  expect(quoted.status, JSON.stringify(quoted.json)).toBe(200);
+  const quote = quoted.json.quote as { tokenAddress: string | null; payTo: string; amount: string };
+  const buyer = await newWallet();
+  const tx = quote.tokenAddress
+    ? await erc20(quote.tokenAddress, buyer).getFunction('transfer')(quote.payTo, BigInt(quote.amount))
+    : await buyer.sendTransaction({ to: quote.payTo, value: BigInt(quote.amount) });
+  await tx.wait();
+  const reported = await host.call(`/api/portal/${id}/payments`, { method: 'POST', body: { txHash: tx.hash } });
+  expect(reported.json).toMatchObject({ outcome: 'paid', status: 'paid' });
+  const proof = await host.call(`/api/portal/${id}/proof`);
+  expect(proof.status).toBe(200);
+  return { id, proof: proof.json as unknown as ReceiptProof, hash: tx.hash as string, quote, buyer: buyer.address };
+};
+
+/** The README's verify-receipt.mjs, exactly as printed, run from the repository's root on a proof file. */
+const readmeVerifier = /```js\n(\/\/ verify-receipt\.mjs[\s\S]*?)```/.exec(readFileSync(join(root, 'README.md'), 'utf8'))?.[1];
+const verifyWithReadme = (proof: unknown) => {
+  const file = join(dir, `proof-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(file, JSON.stringify(proof));
+  return new Promise<{ code: number; output: string }>((resolve, reject) => {
+    const child = execFile(process.execPath, ['--input-type=module', '-', file, host.url, chainInfo.rpcUrl], { cwd: root, timeout: 30_000 }, (error, stdout, stderr) => {
+      if (error && typeof error.code !== 'number') return reject(error);
+      resolve({ code: typeof error?.code === 'number' ? error.code : 0, output: `${stdout}${stderr}` });
+    });
+    child.stdin!.end(readmeVerifier);
+  });
+};
+
+describe('a receipt paid on the local chain', () => {
+  it.each(['USDC', 'ETH'] as const)('in %s gets a proof whose transaction, amount, payer and split are the chain’s', async (token) => {
+    const { id, proof, hash, quote, buyer } = await paidReceipt(token);
+    const signer = (await host.call('/.well-known/receipt-signer')).json as { address: string };
+    expect(verifyTypedData(proof.domain, proof.types, proof.message, proof.signature)).toBe(signer.address);
+    expect(proof.message).toMatchObject({ receiptId: id, merchant, transactionHash: hash.toLowerCase(), amount: quote.amount, payer: buyer.toLowerCase(), payTo: split, chainId: chainInfo.chainId, token });
+
+    const mined = (await provider.getTransactionReceipt(hash))!;
+    expect(mined.status).toBe(1);
+    if (token === 'ETH') {
+      const sent = (await provider.getTransaction(hash))!;
+      expect({ to: getAddress(sent.to!), value: sent.value }).toEqual({ to: getAddress(split), value: BigInt(proof.message.amount) });
+      expect(proof.message.tokenAddress).toBe('0x0000000000000000000000000000000000000000');
+    } else {
+      const transfer = new Interface(['event Transfer(address indexed from, address indexed to, uint256 value)']);
+      const moved = mined.logs.filter((log) => getAddress(log.address) === getAddress(chainInfo.usdc)).map((log) => transfer.parseLog(log)!);
+      expect(moved.map((event) => ({ from: event.args.from, to: event.args.to, value: event.args.value }))).toEqual([
+        { from: getAddress(buyer), to: getAddress(split), value: BigInt(proof.message.amount) },
+      ]);
+      expect(proof.message.tokenAddress).toBe(chainInfo.usdc.toLowerCase());
+    }
+    // The merchant's copy is the same document.
+    const receipt = await deps.receipts.get(merchant, id);
+    expect(receipt!.value.proof).toEqual(proof);
+  }, 60_000);
+
+  it('passes the README’s verify-receipt.mjs, which refuses a changed proof, another receipt’s transaction and another signer', async () => {
+    expect(readmeVerifier).toBeDefined();
+    const { proof } = await paidReceipt('USDC');
+    const { proof: other } = await paidReceipt('ETH');
+    expect(await verifyWithReadme(proof)).toEqual({ code: 0, output: `VERIFIED: ${proof.message.receiptId} paid ${proof.message.amount} USDC to ${split} in ${proof.message.transactionHash}\n` });
+    expect(await verifyWithReadme(other)).toMatchObject({ code: 0, output: expect.stringMatching(/^VERIFIED: .* ETH to /) });
+
+    const changed = { ...proof, message: { ...proof.message, amount: (BigInt(proof.message.amount) + 1n).toString() } };
+    expect(await verifyWithReadme(changed)).toEqual({ code: 1, output: 'NOT VERIFIED: not signed by the receipt signer\n' });
+    // Re-signed by another key over the lines of another receipt, or another receipt's transaction.
+    const stranger = Wallet.createRandom();
+    const resigned = async (message: ReceiptProof['message']) => ({ ...proof, message, signature: await stranger.signTypedData(proof.domain, proof.types, message) });
+    expect(await verifyWithReadme(await resigned(proof.message))).toMatchObject({ code: 1, output: 'NOT VERIFIED: not signed by the receipt signer\n' });
+    // Signed by the service's own key over facts that are not the receipt's: steps 2 and 3 catch them.
+    const sign = (message: ReceiptProof['message']) => deps.receiptSigner.sign({ domain: proof.domain, types: proof.types, primaryType: 'Receipt', message });
+    const withLines = { ...proof.message, lines: other.message.lines.map((line) => ({ ...line, priceCents: line.priceCents + 1 })) };
+    expect(await verifyWithReadme({ ...proof, message: withLines, signature: await sign(withLines) })).toEqual({ code: 1, output: 'NOT VERIFIED: the lines are not the receipt’s\n' });
+    const withOtherTx = { ...proof.message, transactionHash: other.message.transactionHash };
+    expect(await verifyWithReadme({ ...proof, message: withOtherTx, signature: await sign(withOtherTx) })).toEqual({ code: 1, output: `NOT VERIFIED: the transaction moved 0, not ${proof.message.amount}, to the split\n` });
+  }, 90_000);
+});
