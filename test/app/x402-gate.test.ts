@@ -11,7 +11,7 @@ import { PaymentRequiredV1Schema, PaymentRequiredV2Schema } from '@x402/core/sch
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { createSIWxPayload, encodeSIWxHeader, type CompleteSIWxInfo, type EVMSigner } from '@x402/extensions/sign-in-with-x';
 import { privateKeyToAccount } from 'viem/accounts';
-import { Contract, ContractFactory, NonceManager, Signature, Wallet, hexlify, randomBytes, toQuantity, type BaseWallet, type JsonRpcProvider } from 'ethers';
+import { Contract, ContractFactory, NonceManager, Signature, Wallet, hexlify, randomBytes, toQuantity, verifyTypedData, type BaseWallet, type JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import ownedWalletArtifact from '../../contracts/artifacts/OwnedWallet.json';
 import type { AppDeps } from '../../shared/app/deps';
@@ -362,6 +362,11 @@ describe('a resent proof of an answered order', () => {
     expect(paid.status).toBe(200);
     expect(await balanceOf(split)).toBe(PRICE);
     expect(await storedAnswerFor(deps, proof)).toEqual(paid);
+    // The paid change signed the receipt's proof: the settlement, the split, the USDC and its amount.
+    const { receiptId, transactionHash } = (paid.body as { receipt: { receiptId: string; transactionHash: string } }).receipt;
+    const signed = (await deps.receipts.get(merchant, receiptId))!.value.proof!;
+    expect(verifyTypedData(signed.domain, signed.types, signed.message, signed.signature)).toBe(await deps.receiptSigner.address());
+    expect(signed.message).toMatchObject({ receiptId, transactionHash: transactionHash.toLowerCase(), token: 'USDC', amount: PRICE.toString(), payTo: split, payer: payer.address.toLowerCase() });
     // The stock is gone, to this very order: its proof again is answered as before.
     expect(await x402Order(deps, proof, body)).toEqual(paid);
     // A new order finds none.
