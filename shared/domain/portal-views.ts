@@ -50,6 +50,8 @@ export const PortalView = z.object({
   notPayableReason: z.enum(notPayableReasons).nullable(),
   chainId: z.number().int().nullable(),
   tokens: z.array(z.object({ symbol: PayTokenSymbol, decimals: z.number().int() })),
+  /** The token the shop's reserve wants next (GET /api/reserve/recommend), where it set reserveRatios: the page offers it first. */
+  recommendedToken: PayTokenSymbol.nullable(),
   /** The newest quote still open, if any. */
   quote: QuoteView.nullable(),
   payment: z

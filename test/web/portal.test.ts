@@ -36,6 +36,7 @@ const view = (fields: Partial<PortalView> = {}): PortalView => ({
     { symbol: 'USDT', decimals: 6 },
     { symbol: 'ETH', decimals: 18 },
   ],
+  recommendedToken: null,
   quote: null,
   payment: null,
   underpaid: null,
@@ -88,6 +89,11 @@ describe('the rendered page', () => {
     expect(defaultToken(view({ tokens: [{ symbol: 'ETH', decimals: 18 }, { symbol: 'USDT', decimals: 6 }] }))).toBe('USDT');
     const quote = { quoteId: 'q', token: 'ETH' as const, tokenAddress: null, chainId: 31337, payTo: '0x' + '5'.repeat(40), amount: '1', decimals: 18, display: '0.0087', usd: 26.13, rate: 3000, expiresAt: 0, uri: '' };
     expect(defaultToken(view({ quote }))).toBe('ETH');
+    // The shop's reserve recommendation comes before the first stablecoin, the open quote before both.
+    expect(defaultToken(view({ recommendedToken: 'USDT' }))).toBe('USDT');
+    expect(defaultToken(view({ recommendedToken: 'ETH', quote: { ...quote, token: 'USDC' } }))).toBe('USDC');
+    expect(defaultToken(view({ recommendedToken: 'ETH', tokens: [{ symbol: 'USDC', decimals: 6 }] }))).toBe('USDC');
+    expect(renderPortalPage(view({ recommendedToken: 'ETH' }), input)).toContain('<input type="radio" name="token" value="ETH" checked>');
     expect(renderPortalPage(view({ quote }), input)).toContain('data-amount-for="ETH">0.0087 ETH</span>');
   });
 });

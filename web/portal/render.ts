@@ -179,9 +179,12 @@ export const statePanel = (view: PortalView, input: PortalPageInput): Html | nul
   return null;
 };
 
-/** The token the page offers first: the open quote's, else the first stablecoin, else the first token. */
+/** The token the page offers first: the open quote's, else the shop's reserve recommendation, else the first stablecoin, else the first token. */
 export const defaultToken = (view: PortalView): string | undefined =>
-  view.quote?.token ?? view.tokens.find((token) => token.symbol !== 'ETH')?.symbol ?? view.tokens[0]?.symbol;
+  view.quote?.token ??
+  view.tokens.find((token) => token.symbol === view.recommendedToken)?.symbol ??
+  view.tokens.find((token) => token.symbol !== 'ETH')?.symbol ??
+  view.tokens[0]?.symbol;
 
 const tokenChoice = (view: PortalView, selected: string | undefined): Html => {
   const options = view.tokens.map((token) => {

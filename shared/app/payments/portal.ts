@@ -34,6 +34,7 @@ import type { AppDeps } from '../deps';
 import { BoundedCache } from '../bounded-cache';
 import { isEtagMismatchOrDuplicate, withEtagRetry } from '../etag-retry';
 import { loadMerchant } from '../merchants';
+import { portalRecommendation } from '../reserve';
 import { changeStatus } from '../receipt-status';
 
 export type PortalDeps = Pick<AppDeps, 'receipts' | 'claims' | 'merchants' | 'chain' | 'settings' | 'clock' | 'ids' | 'chainState' | 'queue' | 'onramp'>;
@@ -130,6 +131,7 @@ export const getPortalView = async (deps: PortalDeps, receiptId: string): Promis
     notPayableReason: reason,
     chainId: deps.chain ? deps.chain.chainId : null,
     tokens: deps.settings.tokens.map((token) => ({ symbol: token.symbol, decimals: token.decimals })),
+    recommendedToken: reason ? null : await portalRecommendation(deps, merchant),
     quote: quote ? toQuoteView(quote) : null,
     payment: paid
       ? {
