@@ -107,7 +107,9 @@ const chainFrom = (config: Config): (Chain & { destroy(): void }) | undefined =>
   return {
     chainId: config.CHAIN_ID,
     deploySplit: async (payees) => (await load()).deploySplit(payees),
+    splitFactory: config.SPLIT_FACTORY_ADDRESS,
     readSplit: async (address) => (await load()).readSplit(address),
+    findSplit: async (payees) => (await load()).findSplit(payees),
     splitTransfers: async (address, range) => (await load()).splitTransfers(address, range),
     blockNumber: async () => (await load()).blockNumber(),
     relayerBalance: async () => (await load()).relayerBalance(),

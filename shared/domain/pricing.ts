@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { fromCents } from './money';
 import { walletAddress } from './wallet';
+import { divideHalfUp, totalWithFeesCents } from './customer-total';
 
 /** What a brand charges: its shares of every payment, in basis points, and the partner's payout wallet. */
 export interface PricingConfig {
@@ -29,8 +30,8 @@ export type PricingUpdate = z.output<typeof PricingUpdate>;
 /** USD a month per plan (the agent subscription prices of the interface document). */
 export const planPricesUsd = { starter: 0, pro: 399, enterprise: 500 } as const;
 
-/** n / d rounded half up, for non-negative integers. */
-export const divideHalfUp = (numerator: bigint, denominator: bigint): bigint => (2n * numerator + denominator) / (2n * denominator);
+/** The total's arithmetic lives in a module without schemas, which pages' scripts import too. */
+export { divideHalfUp, totalWithFeesCents };
 
 export interface OrderLineInput {
   label: string;
@@ -59,13 +60,6 @@ export interface PricedOrder {
 
 export const TAX_LABEL = 'Tax';
 export const PROCESSING_FEE_LABEL = 'Processing Fee';
-
-/**
- * The buyer's total for B = subtotal + tax: the merchant nets exactly B × (1 + p/100) after the split
- * pays the platform and partner their F basis points, so total = B × (10000 + 100p) / (10000 − F).
- */
-export const totalWithFeesCents = (baseCents: number, processingFeeHundredths: number, feeBps: number): number =>
-  Number(divideHalfUp(BigInt(baseCents) * BigInt(10_000 + processingFeeHundredths), BigInt(10_000 - feeBps)));
 
 /**
  * Item lines, then Tax, then Processing Fee, all in integer cents, each rounded half up once and

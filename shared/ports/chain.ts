@@ -37,10 +37,17 @@ export interface SplitTransfer {
 
 export interface Chain {
   readonly chainId: number;
+  /** The split factory (lower-case): a merchant's own wallet may call its permissionless `createSplit`. */
+  readonly splitFactory: string;
   /** Deploys the split for these payees (merchant first, who also gets the rounding remainder), or finds it. */
   deploySplit(payees: SplitPayee[]): Promise<DeployedSplit>;
   /** The payees recorded on chain, or undefined when there is no split contract at the address. */
   readSplit(address: string): Promise<SplitPayee[] | undefined>;
+  /**
+   * The split the factory made for exactly these payees (merchant first), whoever sent the
+   * transaction, with the transaction that created it; undefined while there is none.
+   */
+  findSplit(payees: SplitPayee[]): Promise<DeployedSplit | undefined>;
   /** Payments into the split (ETH and the configured tokens) and distributions out of it, oldest first. */
   splitTransfers(address: string, range: { fromBlock: number; toBlock: number }): Promise<SplitTransfer[]>;
   blockNumber(): Promise<number>;

@@ -112,6 +112,21 @@ describe('split deployment', () => {
     expect(sameWalletsOtherShares.address).not.toBe(first.address);
   });
 
+  it('finds a split another wallet deployed through the factory, with its creating transaction, and none before', async () => {
+    const payees = freshPayees([9_800, 200]);
+    expect(await chain.findSplit(payees)).toBeUndefined();
+    const nonceBefore = await provider.getTransactionCount(relayerAccount.address);
+    // The merchant's own wallet sends the factory's call (here the buyer account stands in for it).
+    const receipt = await call(factory, 'createSplit', payees.map((payee) => payee.address), payees.map((payee) => payee.bps));
+    const found = await chain.findSplit(payees);
+    expect(found).toEqual({ address: expect.stringMatching(/^0x[0-9a-f]{40}$/), txHash: receipt.hash, blockNumber: receipt.blockNumber, created: false });
+    expect(await chain.readSplit(found!.address)).toEqual(payees);
+    expect(chain.splitFactory).toBe(local.splitFactory.toLowerCase());
+    // Finding sends nothing.
+    expect(await provider.getTransactionCount(relayerAccount.address)).toBe(nonceBefore);
+    expect(await chain.findSplit(payees.map((payee, index) => ({ ...payee, bps: [9_700, 300][index]! })))).toBeUndefined();
+  });
+
   it('returns the existing split when the factory is called directly for payees that already have one', async () => {
     const payees = freshPayees([10_000]);
     const deployed = await chain.deploySplit(payees);

@@ -10,6 +10,8 @@ import { hs256SessionTokens } from '../../shared/adapters/jwt/session-tokens';
 import { memoryDeps, setDeps } from '../../shared/composition';
 import { httpFunctions } from '../../shared/http/function';
 import { allRoutes, matchRoute } from '../../shared/http/routes';
+import { newReceipt } from '../../shared/domain/receipt';
+import { receiptCore } from '../support/fixtures';
 import { invoke } from '../support/http';
 import { signInAs, type SignedInBrowser } from '../support/session';
 import { testWallets } from '../support/siwe';
@@ -53,6 +55,17 @@ const clock = { now: () => now };
 beforeEach(async () => {
   now = Date.now();
   deps = memoryDeps({ clock, sessionTokens: hs256SessionTokens('test-secret-test-secret-test-secret!', clock) });
+  deps = {
+    ...deps,
+    settings: {
+      ...deps.settings,
+      tokens: [
+        { symbol: 'USDC', address: '0x' + 'a'.repeat(40), decimals: 6 },
+        { symbol: 'USDT', address: '0x' + 'b'.repeat(40), decimals: 6 },
+        { symbol: 'ETH', address: '0x' + '0'.repeat(40), decimals: 18 },
+      ],
+    },
+  };
   setDeps(deps);
   merchant = await signInAs(testWallets.merchant);
 });
@@ -142,5 +155,133 @@ describe('the signed-in console', () => {
     expect((await get('/admin/assets/admin-NOPE.js')).status).toBe(404);
     // The portal's files are not the console's.
     expect((await get(script.replace('/admin/', '/portal/'))).status).toBe(404);
+  });
+});
+
+const post = (name: string, path: string, body: unknown, headers: Record<string, string>) =>
+  invoke(name, { method: 'POST', path, headers: { ...headers, 'content-type': 'application/json' }, body });
+
+describe('inventory in the console', () => {
+  it('writes through the session routes: CSRF required, the wallet from the session, errors naming their field', async () => {
+    const wallet = testWallets.merchant.address.toLowerCase();
+    const created = await post('console-inventory-upsert', '/api/console/inventory', { sku: 'MUG-1', name: 'Mug', priceUsd: 12.5, stockQty: 4, tags: ['kitchen'] }, merchant.headers());
+    expect(created.status).toBe(200);
+    expect(created.json).toMatchObject({ ok: true, item: { sku: 'MUG-1', wallet, priceUsd: 12.5 } });
+    const bad = await post('console-inventory-upsert', '/api/console/inventory', { sku: 'MUG-2', name: 'Mug', priceUsd: -1 }, merchant.headers());
+    expect(bad.status).toBe(400);
+    expect(bad.json).toMatchObject({ error: 'invalid_input', field: 'priceUsd', message: 'priceUsd: must not be negative' });
+    const { cookie, origin } = merchant.headers();
+    expect((await post('console-inventory-upsert', '/api/console/inventory', { sku: 'MUG-3', name: 'Mug', priceUsd: 1 }, { cookie: cookie!, origin: origin! })).status).toBe(403);
+    expect((await post('console-inventory-upsert', '/api/console/inventory', { sku: 'MUG-3', name: 'Mug', priceUsd: 1 }, {})).status).toBe(401);
+    const id = (created.json.item as { id: string }).id;
+    const other = await signInAs(testWallets.other);
+    // Another wallet's session cannot delete it: to that wallet there is no such item.
+    expect((await invoke('console-inventory-delete', { method: 'DELETE', path: `/api/console/inventory?id=${id}`, headers: other.headers() })).status).toBe(404);
+    expect((await invoke('console-inventory-delete', { method: 'DELETE', path: `/api/console/inventory?id=${id}`, headers: merchant.headers() })).json).toEqual({ ok: true, id });
+  });
+
+  it('lists with the API’s search, filters and pages from the address, and fills the form to edit an item', async () => {
+    for (let n = 1; n <= 25; n++) {
+      const answer = await post('console-inventory-upsert', '/api/console/inventory', { sku: `SKU-${String(n).padStart(2, '0')}`, name: n % 2 ? `Blue cup ${n}` : `Red plate ${n}`, priceUsd: n, category: n % 2 ? 'cups' : 'plates' }, merchant.headers());
+      expect(answer.status).toBe(200);
+    }
+    const first = visibleText((await get('/admin/inventory', merchant.headers())).text);
+    expect(first).toContain('Page 1 of 2 · 25 items');
+    const cups = await get('/admin/inventory?q=blue&category=cups&sort=priceUsd&order=asc', merchant.headers());
+    const names = [...cups.text.matchAll(/<th scope="row" data-label="Name">([^<]+)<\/th>/g)].map((match) => match[1]);
+    expect(names).toEqual(['Blue cup 1', 'Blue cup 3', 'Blue cup 5', 'Blue cup 7', 'Blue cup 9', 'Blue cup 11', 'Blue cup 13', 'Blue cup 15', 'Blue cup 17', 'Blue cup 19', 'Blue cup 21', 'Blue cup 23', 'Blue cup 25']);
+    // The search form keeps what was asked; the filters stay open.
+    expect(cups.text).toMatch(/<input id="f-search-q" name="q" type="search" value="blue"/);
+    expect(cups.text).toContain('<details class="filters" open>');
+    const page2 = await get('/admin/inventory?page=2&sort=sku&order=asc', merchant.headers());
+    expect(visibleText(page2.text)).toContain('Page 2 of 2');
+    expect([...page2.text.matchAll(/data-label="SKU"><span class="mono">([^<]+)</g)].map((match) => match[1])).toEqual(['SKU-21', 'SKU-22', 'SKU-23', 'SKU-24', 'SKU-25']);
+    expect(page2.text).toContain('rel="prev" href="/admin/inventory?sort=sku&amp;order=asc&amp;page=1"');
+    // A search the API refuses is said, and the list falls back to all items.
+    expect(visibleText((await get('/admin/inventory?priceMin=9&priceMax=2', merchant.headers())).text)).toContain('This search cannot be run: priceMin: must not exceed priceMax.');
+    const item = (await deps.inventory.findBySku(testWallets.merchant.address.toLowerCase(), 'SKU-07'))!.value;
+    const edit = await get(`/admin/inventory?edit=${item.id}`, merchant.headers());
+    expect(edit.text).toContain('<h2 id="item-editor-title">Edit SKU-07</h2>');
+    expect(edit.text).toMatch(/<form id="item-form" novalidate data-endpoint="\/api\/console\/inventory" data-id="itm_[^"]+" data-list="\/admin\/inventory">/);
+    expect(edit.text).toMatch(/name="priceUsd" type="text" value="7"/);
+  });
+
+  it('shows each wallet its own items only', async () => {
+    await post('console-inventory-upsert', '/api/console/inventory', { sku: 'MINE-1', name: 'Only mine', priceUsd: 3 }, merchant.headers());
+    const other = await signInAs(testWallets.other);
+    const theirs = await get('/admin/inventory', other.headers());
+    expect(theirs.text).not.toContain('Only mine');
+    expect(visibleText(theirs.text)).toContain('No items yet');
+    expect(visibleText((await get('/admin/inventory', merchant.headers())).text)).toContain('Only mine');
+  });
+
+  it('renders merchant strings as text', async () => {
+    await post('console-inventory-upsert', '/api/console/inventory', { sku: 'XSS-1', name: '<img src=x onerror=alert(1)>', priceUsd: 3, tags: ['<b>t</b>'] }, merchant.headers());
+    const page = await get('/admin/inventory', merchant.headers());
+    expect(page.text).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(page.text).not.toContain('<img src=x');
+    expect(page.text).not.toContain('<b>t</b>');
+  });
+});
+
+describe('settings in the console', () => {
+  it('shows the shop configuration in its sections, the tax catalog to choose from and the fee’s worked example', async () => {
+    const update = await post(
+      'shop-config-update',
+      '/api/shop/config',
+      {
+        branding: { name: 'Tea & Co', colors: { primary: '#7c2d12', accent: '#0e9f6e', background: '#fff7ed' } },
+        taxDefaults: { jurisdictions: [{ code: 'US-CA', name: 'California', rate: 0.0725 }], defaultJurisdictionCode: 'US-CA' },
+        processingFeePct: 2.5,
+        reserveRatios: { USDC: 0.6, USDT: 0.4 },
+      },
+      merchant.headers(),
+    );
+    expect(update.json).toMatchObject({ ok: true });
+    const page = await get('/admin/settings', merchant.headers());
+    const text = visibleText(page.text);
+    expect(page.text).toContain('<p class="preview-name" id="preview-name">Tea &amp; Co</p>');
+    expect(page.text).toMatch(/name="branding.colors.primary" type="color" value="#7c2d12"/);
+    expect(page.text).toMatch(/name="taxDefaults.jurisdictions.0.rate" value="7.25"/);
+    expect(page.text).toMatch(/<option value="US-NY" data-name="New York" data-rate="[\d.]+">/);
+    expect(page.text).toMatch(/<option value="US-CA" selected>US-CA · California \(7.25 %, yours\)<\/option>/);
+    // $100 of items, 7.25 % tax, a 2.5 % fee over the platform's 1 %: the merchant nets $107.25 × 1.025.
+    expect(text).toContain('Items $100.00 Tax (7.25 % · US-CA) $7.25 Processing Fee $3.79 The buyer pays $111.04 You receive (the split keeps 1 % for the platform) $109.93');
+    expect(page.text).toMatch(/name="reserveRatios.USDC" type="text" value="60"/);
+    expect(page.text).toMatch(/name="reserveRatios.USDT" type="text" value="40"/);
+    for (const id of ['branding-form', 'tax-form', 'fee-form', 'directory-form', 'webhook-form', 'reserve-form']) expect(page.text).toContain(`<form id="${id}" class="settings-form" novalidate data-endpoint="/api/shop/config">`);
+    // Ids are unique on the page: every label points at one control.
+    const ids = [...page.text.matchAll(/\sid="([^"]+)"/g)].map((match) => match[1]);
+    expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([]);
+  });
+});
+
+describe('the split in the console', () => {
+  it('says so when the deployment has no chain', async () => {
+    expect(visibleText((await get('/admin/split', merchant.headers())).text)).toContain('This deployment has no chain configured');
+  });
+});
+
+describe('the overview', () => {
+  it('counts the receipts by status and what was paid today, and lists what is left to set up', async () => {
+    const empty = visibleText((await get('/admin', merchant.headers())).text);
+    expect(empty).toContain('Paid today $0.00 0 payments');
+    expect(empty).toContain('No receipts yet');
+    expect(empty).toContain('Set up your shop Deploy your split Add the items you sell');
+    const wallet = testWallets.merchant.address.toLowerCase();
+    const dayStart = now - (now % 86_400_000);
+    const add = (id: string, status: 'paid' | 'reconciled' | 'pending' | 'failed', usd: number, paidAt: number | null, owner = wallet) =>
+      deps.receipts.create(owner, { ...newReceipt(receiptCore({ receiptId: id, wallet: owner, status, usd, customerTotalUsd: usd + 0.5 }), now - 1_000), paidAt });
+    await add('R-1', 'paid', 10, dayStart + 1);
+    await add('R-2', 'reconciled', 20, dayStart + 2);
+    await add('R-3', 'paid', 40, dayStart - 1);
+    await add('R-4', 'pending', 5, null);
+    await add('R-5', 'failed', 5, null);
+    await add('R-6', 'paid', 1_000, dayStart + 3, testWallets.other.address.toLowerCase());
+    const page = await get('/admin', merchant.headers());
+    // Paid today: R-1 and R-2 (customer totals), not yesterday's R-3, not another wallet's R-6.
+    expect(page.text).toMatch(/<dd id="paid-today">\$31\.00<small>2 payments since <time/);
+    const counts = [...page.text.matchAll(/<tr><th scope="row"><code>(\w+)<\/code><\/th><td class="num">(\d+)<\/td><\/tr>/g)].map((match) => `${match[1]} ${match[2]}`);
+    expect(counts).toEqual(['pending 1', 'paid 2', 'reconciled 1', 'failed 1']);
   });
 });

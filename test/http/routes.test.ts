@@ -37,6 +37,10 @@ const expectedKeyless: Record<string, string> = {
   'GET /portal/{id}': 'portal',
   'GET /pay/{id}': 'portal',
   'GET /portal/assets/{file}': 'public',
+  // The console's item writes, and the split a merchant deployed from its own wallet.
+  'POST /api/console/inventory': 'session',
+  'DELETE /api/console/inventory': 'session',
+  'POST /api/split/register': 'session',
   // The merchant console's pages: the signed-in wallet's own, else the sign-in page; and its files.
   'GET /admin': 'session',
   'GET /admin/{page}': 'session',

@@ -7,6 +7,9 @@ import { Interface, Wallet, getAddress, keccak256 as ethersKeccak, toUtf8String 
 import { describe, expect, it } from 'vitest';
 import { siweVerifier } from '../../shared/adapters/siwe/verifier';
 import { checkSignIn } from '../../shared/domain/session';
+import { priceOrder } from '../../shared/domain/pricing';
+import { rateToPpm } from '../../shared/domain/tax-catalog';
+import { feeExample } from '../../web/admin/fees';
 import { checksumAddress, createSplitCalldata, distributeCalldata, selectorOf, signInMessage, toQuantity, utf8Hex } from '../../web/admin/eth';
 import { keccak256, toHex } from '../../web/admin/keccak';
 
@@ -62,5 +65,25 @@ describe('the sign-in message', () => {
     expect(() => checkSignIn(verified, { domain: 'shop.example', origin: 'https://shop.example', chainId: 8453, now })).not.toThrow();
     // Another wallet's signature does not pass for this address.
     await expect(siweVerifier.verify(message, await Wallet.createRandom().signMessage(message), now)).rejects.toMatchObject({ code: 'unauthorized' });
+  });
+});
+
+describe('the fee’s worked example', () => {
+  it('is what an order of the same items, tax and fee is priced at', () => {
+    for (const [itemsCents, taxRate, processingFeePct, feeBps] of [
+      [10_000, 0.0725, 2.5, 100],
+      [10_000, 0, 0, 0],
+      [1_999, 0.08875, 2.9, 250],
+      [123_456, 0.21, 10, 0],
+      [1, 0.3, 0.01, 300],
+    ] as const) {
+      const example = feeExample({ itemsCents, taxRate, processingFeePct, feeBps })!;
+      const order = priceOrder({ lines: [{ label: 'Items', qty: 1, unitCents: itemsCents, taxable: true }], taxRatePpm: rateToPpm(taxRate), processingFeeHundredths: Math.round(processingFeePct * 100), feeBps });
+      expect(example, `${itemsCents} ${taxRate} ${processingFeePct} ${feeBps}`).toMatchObject({ taxCents: order.taxCents, feeCents: order.processingFeeCents, totalCents: order.totalCents });
+    }
+  });
+
+  it('has none for a fee the service refuses', () => {
+    for (const fee of [-1, 10.01, 1.234, Number.NaN]) expect(feeExample({ itemsCents: 100, taxRate: 0, processingFeePct: fee, feeBps: 0 })).toBeNull();
   });
 });

@@ -71,6 +71,8 @@ export interface FieldOptions {
   autocomplete?: string;
   /** Set by the page when it rendered an error of its own for this field. */
   error?: string;
+  /** Prefixes the element ids, for a second form on the page with the same names (a search form). */
+  idPrefix?: string;
 }
 
 /**
@@ -78,11 +80,11 @@ export interface FieldOptions {
  * script finds the input by `name` and the slot by `data-error-for`.
  */
 export const field = (options: FieldOptions): Html => {
-  const id = fieldId(options.name);
+  const id = fieldId(`${options.idPrefix ?? ''}${options.name}`);
   const describedBy = [options.hint ? `${id}-hint` : '', `${id}-error`].filter(Boolean).join(' ');
   return `<div class="field">
 <label for="${id}">${esc(options.label)}${options.required ? ' <span class="required" aria-hidden="true">*</span>' : ''}</label>
-${options.hint ? `<p class="hint" id="${id}-hint">${esc(options.hint)}</p>` : ''}<input${attrs({
+<input${attrs({
     id,
     name: options.name,
     type: options.type ?? 'text',
@@ -98,13 +100,13 @@ ${options.hint ? `<p class="hint" id="${id}-hint">${esc(options.hint)}</p>` : ''
     'aria-describedby': describedBy,
     'aria-invalid': options.error ? 'true' : undefined,
   })}>
-${errorSlot(options.name, options.error)}
+${options.hint ? `<p class="hint" id="${id}-hint">${esc(options.hint)}</p>` : ''}${errorSlot(options.name, options.error, id)}
 </div>`;
 };
 
 /** Where an error about `name` appears (the script fills it from an API answer's `field`). */
-export const errorSlot = (name: string, error?: string): Html =>
-  `<p class="field-error" id="${fieldId(name)}-error" data-error-for="${esc(name)}"${error ? '' : ' hidden'}>${error ? esc(error) : ''}</p>`;
+export const errorSlot = (name: string, error?: string, id = fieldId(name)): Html =>
+  `<p class="field-error" id="${id}-error" data-error-for="${esc(name)}"${error ? '' : ' hidden'}>${error ? esc(error) : ''}</p>`;
 
 export interface SelectOptions {
   name: string;
@@ -112,17 +114,18 @@ export interface SelectOptions {
   options: ReadonlyArray<{ value: string; label: string }>;
   value?: string | null;
   hint?: string;
+  idPrefix?: string;
 }
 
 export const select = (options: SelectOptions): Html => {
-  const id = fieldId(options.name);
+  const id = fieldId(`${options.idPrefix ?? ''}${options.name}`);
   const describedBy = [options.hint ? `${id}-hint` : '', `${id}-error`].filter(Boolean).join(' ');
   return `<div class="field">
 <label for="${id}">${esc(options.label)}</label>
-${options.hint ? `<p class="hint" id="${id}-hint">${esc(options.hint)}</p>` : ''}<select${attrs({ id, name: options.name, 'aria-describedby': describedBy })}>
+<select${attrs({ id, name: options.name, 'aria-describedby': describedBy })}>
 ${options.options.map((option) => `<option${attrs({ value: option.value, selected: option.value === (options.value ?? '') })}>${esc(option.label)}</option>`).join('\n')}
 </select>
-${errorSlot(options.name)}
+${options.hint ? `<p class="hint" id="${id}-hint">${esc(options.hint)}</p>` : ''}${errorSlot(options.name, undefined, id)}
 </div>`;
 };
 

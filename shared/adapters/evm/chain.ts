@@ -132,6 +132,7 @@ const isUnavailable = (error: unknown): boolean => {
 
 export class EvmChain implements Chain {
   readonly chainId: number;
+  readonly splitFactory: string;
   readonly provider: JsonRpcProvider;
   private readonly relayer: RelayerSigner;
   private readonly factory: Contract;
@@ -148,6 +149,7 @@ export class EvmChain implements Chain {
     this.provider = options.provider ?? createProvider(options.rpcUrl, options.chainId);
     this.relayer = createRelayer(options.relayerPrivateKey, this.provider);
     this.factoryAddress = checked(options.splitFactory);
+    this.splitFactory = lower(this.factoryAddress);
     this.factory = new Contract(this.factoryAddress, factoryCallInterface, this.relayer);
     this.tokens = options.tokens.map(checked);
     if (options.ethUsdFeed) this.feed = new Contract(checked(options.ethUsdFeed), feedInterface, this.provider);
@@ -174,6 +176,17 @@ export class EvmChain implements Chain {
       // Another deployment of the same payees can land between the code check and ours; the factory then returns it.
       if (!created) return this.existingSplit(address);
       return { address: lower(address), txHash: receipt.hash, blockNumber: receipt.blockNumber, created: true };
+    });
+  }
+
+  findSplit(payees: SplitPayee[]): Promise<DeployedSplit | undefined> {
+    return this.guard(async () => {
+      const address: string = await this.factory.getFunction('predictSplit').staticCall(
+        payees.map((payee) => checked(payee.address)),
+        payees.map((payee) => payee.bps),
+      );
+      if ((await this.provider.getCode(address)) === '0x') return undefined;
+      return this.existingSplit(address);
     });
   }
 

@@ -147,10 +147,20 @@ export const status = (formId: string, text: string) => {
 
 const FLASH = 'admin-flash';
 
-/** Reloads the page (its server render shows the change) with a message shown once after it. */
+/**
+ * Loads the page again (its server render shows the change) at `url` (default: this one), with a
+ * message shown once after it. Going to the same address with another `#fragment` alone would only
+ * scroll, so that case reloads.
+ */
 export const reloadWith = (message: string, url = location.pathname + location.search) => {
   sessionStorage.setItem(FLASH, message);
-  location.assign(url);
+  const target = new URL(url, location.href);
+  if (target.pathname + target.search !== location.pathname + location.search) {
+    location.assign(target.href);
+    return;
+  }
+  history.replaceState(null, '', target.hash || target.pathname + target.search);
+  location.reload();
 };
 
 /** The message a reload carried, in the page's status region. */
