@@ -93,6 +93,10 @@ describe('the merchant console in a browser', () => {
       expect(await page.locator('h1').textContent()).toBe('Sign in to your shop');
       await page.getByRole('button', { name: 'Sign in with Test Wallet' }).waitFor();
       await shot(page, 'signin', 'phone');
+      // The first Tab reaches the skip link, which is visible when focused.
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
+      expect(await page.locator('.skip-link').evaluate((link) => link.getBoundingClientRect().top >= 0)).toBe(true);
       // By keyboard: the sign-in button takes Enter; the wallet is asked for its account and a signature.
       await page.getByRole('button', { name: 'Sign in with Test Wallet' }).focus();
       await page.keyboard.press('Enter');
@@ -130,9 +134,11 @@ describe('the merchant console in a browser', () => {
     const merchant = await newMerchant();
     const { context, page, problems } = await openAs(merchant);
     try {
-      await page.goto(`${stack.baseUrl}/admin/split`);
+      await page.goto(`${stack.baseUrl}/admin`);
       await signIn(page);
+      expect(await page.locator('#setup').innerText()).toContain('Deploy your split');
       await shot(page, 'overview-new', 'phone');
+      await page.locator('#setup').getByRole('link', { name: 'Deploy your split' }).click();
 
       // The split: today's payees, deployed by the merchant's own wallet, recorded by the service.
       expect(await page.locator('main h1').textContent()).toBe('Split');
@@ -263,6 +269,18 @@ describe('the merchant console in a browser', () => {
         await other.page.getByRole('button', { name: 'Add item' }).click();
         await other.page.locator('#flash', { hasText: 'Added OTHER-1.' }).waitFor();
         expect(await other.page.locator('tbody [data-label="SKU"]').allTextContents()).toEqual(['OTHER-1']);
+        // Deleting asks first: Escape keeps the item, the dialog's Delete removes it.
+        await other.page.getByRole('button', { name: 'Delete OTHER-1' }).click();
+        const dialog = other.page.getByRole('dialog', { name: 'Delete this item?' });
+        await dialog.waitFor();
+        await shot(other.page, 'inventory-delete', 'phone');
+        await other.page.keyboard.press('Escape');
+        await dialog.waitFor({ state: 'hidden' });
+        expect(await other.page.evaluate('document.activeElement.getAttribute("aria-label")')).toBe('Delete OTHER-1');
+        await other.page.keyboard.press('Enter');
+        await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
+        await other.page.locator('#flash', { hasText: 'Deleted OTHER-1.' }).waitFor();
+        expect(await other.page.locator('tbody [data-label="SKU"]').count()).toBe(0);
         await other.page.goto(`${stack.baseUrl}/admin/split`);
         expect(await other.page.getByRole('button', { name: 'Deploy from my wallet' }).count()).toBe(1);
         await other.page.goto(`${stack.baseUrl}/admin/settings`);

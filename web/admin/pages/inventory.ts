@@ -42,7 +42,7 @@ const itemForm = (item: InventoryItem | undefined, listQuery: Record<string, str
 ${field({ name: 'sku', label: 'SKU', value: item?.sku, required: true, maxlength: 64, hint: 'Your own code for the item, unique in your shop.' })}
 ${field({ name: 'name', label: 'Name', value: item?.name, required: true, maxlength: 200 })}
 ${field({ name: 'priceUsd', label: 'Price (USD)', value: item?.priceUsd, required: true, inputmode: 'decimal', hint: 'Before tax, at most 2 decimals.' })}
-${field({ name: 'stockQty', label: 'Stock', value: item?.stockQty ?? '', inputmode: 'numeric', hint: 'How many you have; leave empty (or -1) not to track stock.' })}
+${field({ name: 'stockQty', label: 'Stock', value: item === undefined || item.stockQty === -1 ? '' : item.stockQty, inputmode: 'numeric', hint: 'How many you have; leave empty (or -1) not to track stock.' })}
 ${field({ name: 'category', label: 'Category', value: item?.category, maxlength: 100 })}
 ${field({ name: 'tags', label: 'Tags', value: item?.tags.join(', '), hint: 'Separated by commas.' })}
 ${textarea('description', 'Description', item?.description ?? '')}
