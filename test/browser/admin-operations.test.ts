@@ -1,8 +1,10 @@
 /**
  * The merchant console's operations in a real browser, as a new merchant sets up and sells: sign in
- * with the wallet, a split, an API key made in the console (shown once), an order made with that key
- * through the API, a sale at the terminal paid on chain by a buyer's wallet while the screen watches,
- * a refund asked and sent from the receipt's page, a key revoked and rolled, and a test webhook.
+ * with the wallet, the split deployed from it on the Split page, an API key made in the console
+ * (shown once), an order made with that key through the API, a sale at the terminal paid on chain by
+ * a buyer's wallet while the screen watches, a refund asked and sent from the receipt's page, a key
+ * revoked and rolled, and a test webhook. The layout scenario sets its merchant up through the API
+ * with the console's session (the relayer deploys that split).
  * Runs `npm start` in a data folder of its own (its own anvil); the merchant is a new wallet that
  * anvil impersonates (test/support/browser.ts).
  *
@@ -120,15 +122,15 @@ describe('a new merchant sets up and sells in the console', () => {
     const merchant = await newMerchant();
     const { context, page, problems } = await openAs(merchant, phone);
     try {
-      // Sign in on the API keys page (the address asked for is shown after sign-in).
-      await page.goto(`${stack.baseUrl}/admin/api-keys`);
+      // Sign in on the Split page (the address asked for is shown after sign-in) and deploy the split from the wallet.
+      await page.goto(`${stack.baseUrl}/admin/split`);
       await signIn(page);
-      expect(await page.locator('main h1').textContent()).toBe('API keys');
-
-      // The split: deployed through the API with the console's session (the console's split page is another part's).
-      expect((await fromPage(page, 'POST', '/api/split/deploy')).status).toBe(200);
-      // Where the shop's webhooks go: the test's receiver.
+      expect(await page.locator('main h1').textContent()).toBe('Split');
+      await page.getByRole('button', { name: 'Deploy from my wallet' }).click();
+      await page.locator('#split-address').waitFor({ timeout: 45_000 });
+      // Where the shop's webhooks go: the test's receiver (the Settings page's own test covers the form).
       expect((await fromPage(page, 'POST', '/api/shop/config', { webhookUrl: receiver.url })).status).toBe(200);
+      await visit(page, '/admin/api-keys', 'API keys');
 
       // A key made in the console, by keyboard: tick the scopes, submit; it is shown once.
       await shot(page, 'ops-flow-1-keys', 'phone');

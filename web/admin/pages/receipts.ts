@@ -70,7 +70,7 @@ ${page.nextCursor ? `<a class="button button-small" href="${esc(adminPath('recei
   const listUrl = `${routes.consoleReceiptsList.path}?${new URLSearchParams({ limit: String(PAGE_SIZE), ...(status && { status }), ...(query.cursor && { cursor: query.cursor }) }).toString()}`;
   return panel(
     'receipts-list',
-    'Receipts',
+    status ? `${statusLabel(status)} (${status})` : 'Newest first',
     `${filterForm(status)}
 <p class="hint live-note" id="live-note" data-live-list="${esc(listUrl)}">Statuses update by themselves every few seconds.</p>
 ${table}
