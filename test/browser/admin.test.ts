@@ -31,6 +31,11 @@ const shot = async (page: Page, scenario: string, step: 'phone' | 'desktop') => 
   );
   expect(overflowing, `${scenario} at ${width}px`).toEqual([]);
   expect(await page.evaluate('document.documentElement.scrollWidth'), `${scenario} at ${width}px`).toBeLessThanOrEqual(width);
+  // Every control has a name a screen reader says: a label, or aria-label; every button its text.
+  const unnamed = await page.evaluate(
+    `[...document.querySelectorAll('input:not([type=hidden]), select, textarea, button')].filter((control) => !(control.labels && control.labels.length > 0) && !control.getAttribute('aria-label') && !control.getAttribute('aria-labelledby') && !(control.tagName === 'BUTTON' && control.textContent.trim())).map((control) => control.outerHTML.slice(0, 120))`,
+  );
+  expect(unnamed, `${scenario}: controls without a name`).toEqual([]);
   await photograph(page, scenario, step);
 };
 

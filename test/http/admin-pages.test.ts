@@ -281,7 +281,7 @@ describe('the overview', () => {
     const page = await get('/admin', merchant.headers());
     // Paid today: R-1 and R-2 (customer totals), not yesterday's R-3, not another wallet's R-6.
     expect(page.text).toMatch(/<dd id="paid-today">\$31\.00<small>2 payments since <time/);
-    const counts = [...page.text.matchAll(/<tr><th scope="row"><code>(\w+)<\/code><\/th><td class="num">(\d+)<\/td><\/tr>/g)].map((match) => `${match[1]} ${match[2]}`);
+    const counts = [...page.text.matchAll(/<tr data-status="(\w+)">[\s\S]*?<td class="num"><a href="\/admin\/receipts\?status=\1"[^>]*>(\d+)<\/a><\/td><\/tr>/g)].map((match) => `${match[1]} ${match[2]}`);
     expect(counts).toEqual(['pending 1', 'paid 2', 'reconciled 1', 'failed 1']);
   });
 });

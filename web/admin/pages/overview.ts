@@ -13,6 +13,7 @@ import type { Merchant } from '../../../shared/domain/merchant';
 import { receiptStatuses } from '../../../shared/domain/receipt';
 import { DependencyUnavailableError } from '../../../shared/ports/errors';
 import { adminPath, esc, notice, panel, usd, utcTime, type AdminPage, type Html, type PageContext } from '../kit';
+import { statusBadgeClass, statusLabel } from '../receipt-labels';
 
 const todaySection = (summary: ReceiptSummary): Html =>
   panel(
@@ -35,7 +36,7 @@ const statusSection = (summary: ReceiptSummary): Html => {
 <caption class="visually-hidden">How many receipts are in each status${summary.truncated ? ` (the latest ${summary.counted})` : ''}</caption>
 <thead><tr><th scope="col">Status</th><th scope="col" class="num">Receipts</th></tr></thead>
 <tbody>
-${rows.map((status) => `<tr><th scope="row"><code>${esc(status)}</code></th><td class="num">${summary.byStatus[status]}</td></tr>`).join('\n')}
+${rows.map((status) => `<tr data-status="${status}"><th scope="row"><span class="${statusBadgeClass(status)}">${esc(statusLabel(status))}</span> <code>${esc(status)}</code></th><td class="num"><a href="${esc(adminPath('receipts', { status }))}" aria-label="${summary.byStatus[status]} ${esc(statusLabel(status))}: show them">${summary.byStatus[status]}</a></td></tr>`).join('\n')}
 </tbody>
 </table></div>`,
   );
