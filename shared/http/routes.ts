@@ -16,6 +16,8 @@ import { ReceiptView, StatusView } from '../domain/receipt-views';
 import { ReceiptProofView, ReceiptSignerView } from '../domain/receipt-proof';
 import { ReceiptCreateRequest, ReceiptListQuery, ReceiptStatusQuery, ReceiptStatusUpdate } from '../domain/receipt-request';
 import { ShopBranding, ShopConfig, ShopConfigUpdate, ShopLayout, Slug } from '../domain/shop';
+import { ReserveBalancesView, ReserveRecommendationView } from '../domain/reserve';
+import { BillingBalanceView } from '../domain/billing';
 import { Plan, Scope, scopes } from '../domain/subscription';
 import { OnrampAnswer, PaymentAnswer, PaymentSubmission, PortalEvent, PortalView, QuoteRequest, QuoteView } from '../domain/portal-views';
 import { RefundView } from '../domain/receipt-views';
@@ -410,6 +412,33 @@ export const routes = {
       nextCursor: z.string().nullable(),
     }),
     errors: ['invalid_input', 'service_unavailable'],
+  }),
+  reserveBalances: route({
+    name: 'reserve-balances',
+    method: 'GET',
+    path: '/api/reserve/balances',
+    auth: { kind: 'key', scope: 'split:read' },
+    summary: "The merchant's holdings per accepted token (its part of the split's undistributed balance and its wallet's), USD values, shares and the target ratios",
+    response: ReserveBalancesView,
+    errors: ['service_unavailable'],
+  }),
+  reserveRecommend: route({
+    name: 'reserve-recommend',
+    method: 'GET',
+    path: '/api/reserve/recommend',
+    auth: { kind: 'key', scope: 'split:read' },
+    summary: 'The token the next payment should ask for to move the holdings toward the target ratios, with the reason and the numbers used',
+    response: ReserveRecommendationView,
+    errors: ['service_unavailable'],
+  }),
+  billingBalance: route({
+    name: 'billing-balance',
+    method: 'GET',
+    path: '/api/billing/balance',
+    auth: { kind: 'key', scope: 'split:read' },
+    summary: "The merchant's standing with the platform: plan, quota, this key's requests in the billing period, renewal, and the platform fees paid through the split",
+    response: BillingBalanceView,
+    errors: ['service_unavailable'],
   }),
   receiptsCreate: route({
     name: 'receipts-create',
