@@ -10,6 +10,7 @@ import { SANDBOX_UNKNOWN_CODE, portalCodeFor, sandboxCodes } from '../domain/onr
 import { formatUnits } from '../domain/units';
 import { paymentUrlFor, type Receipt } from '../domain/receipt';
 import { DuplicateKeyError } from '../ports/errors';
+import { SandboxDeliveryError } from '../ports/onramp';
 import type { AppDeps } from './deps';
 import { loadMerchant } from './merchants';
 import { receiptOfSession } from './onramp';
@@ -65,6 +66,7 @@ const deliveryClaimId = (sessionId: string) => `onramp-sandbox-delivery:${sessio
 const closedReason = async (deps: SandboxDeps, receipt: Receipt, sessionId: string): Promise<string | null> => {
   if (['paid', 'reconciled', 'refund_requested', 'refunded'].includes(receipt.status)) return 'this receipt is paid';
   if (receipt.onramp?.sessionId !== sessionId) return 'a newer session replaced this one';
+  if (receipt.onramp.state === 'rejected') return 'the provider refused this session';
   if (await deps.claims.get(deliveryClaimId(sessionId), deliveryClaimId(sessionId))) return 'the USDC of this session was sent';
   return null;
 };
@@ -114,15 +116,16 @@ export const sandboxFinish = async (deps: SandboxDeps, sessionId: string, outcom
     throw error;
   }
   const chargeUsd = sandboxCharge(Number(formatUnits(quote.amount, quote.decimals)));
-  await desk.notify({ sessionId, kind: 'payment_processing', sourceAmountUsd: chargeUsd, eventId: `evt_${sessionId}_processing` });
   let hash: string;
   try {
+    await desk.notify({ sessionId, kind: 'payment_processing', sourceAmountUsd: chargeUsd, eventId: `evt_${sessionId}_processing` });
     hash = await desk.deliver(quote.tokenAddress!, quote.payTo, quote.amount);
   } catch (error) {
-    // Nothing was sent: the session may try again.
-    await deps.claims.delete(claim, claim).catch(() => false);
+    // Nothing was broadcast: the session may try again. A broadcast transfer keeps the claim (never sent twice).
+    if (!(error instanceof SandboxDeliveryError && error.sent)) await deps.claims.delete(claim, claim).catch(() => false);
     throw error;
   }
-  await desk.notify({ sessionId, kind: 'delivered', sourceAmountUsd: chargeUsd, transactionHash: hash, eventId: `evt_${sessionId}_delivered` });
+  // The service checks the delivery on chain; not yet confirmed (503), the watcher finds its exact amount.
+  await desk.notify({ sessionId, kind: 'delivered', sourceAmountUsd: chargeUsd, transactionHash: hash, eventId: `evt_${sessionId}_delivered` }).catch(() => undefined);
   return receipt.redirectUrl ?? pageUrl;
 };

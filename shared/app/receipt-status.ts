@@ -23,6 +23,11 @@ export interface StatusRequest {
   failure?: { code: string; providerErrorCode?: string | null; providerRequestId?: string | null };
   /** When the request was accepted, if earlier than now (an outbox entry): a receipt changed since is not moved. */
   acceptedAt?: number;
+  /**
+   * A precondition read on the receipt as it is about to be written (inside the ETag retry): a
+   * reason answers the request as ignored and writes nothing (an event applied already, say).
+   */
+  guard?: (current: Receipt) => string | null;
   /** Payment facts that come with the change (set by the service: hash, buyer, token). */
   facts?: Partial<Pick<Receipt, PaymentFact>> | ((current: Receipt) => Partial<Pick<Receipt, PaymentFact>>);
 }
@@ -84,6 +89,8 @@ export const changeStatus = async (deps: StatusDeps, request: StatusRequest): Pr
       if (!stored) throw new DomainError('not_found', `receipt ${request.receiptId} not found`);
       const current = stored.value;
       refuseIfNewer(current.updatedAt, request.acceptedAt, `receipt ${current.receiptId}`);
+      const refusal = request.guard?.(current);
+      if (refusal) return { ok: true, ignored: true, reason: refusal, receipt: current };
       const decision = decideTransition(current.status, request.status);
       if (!decision.apply) return { ok: true, ignored: true, reason: decision.reason, receipt: current };
 

@@ -27,6 +27,7 @@ export const errorCodes = [
   'not_a_payment',
   'refund_too_large',
   'invalid_signature',
+  'onramp_refused',
   'payload_too_large',
   'headers_too_large',
   'bad_request',

@@ -123,6 +123,11 @@ export interface OnrampRecord {
   /** The provider's page the buyer was sent to. */
   redirectTo: string;
   createdAt: number;
+  /**
+   * Where the session is, from the provider's events: forward only, `delivered` and `rejected` final.
+   * A session is replaced only once rejected; while it is paid for, no second one opens.
+   */
+  state: 'created' | 'open' | 'processing' | 'delivered' | 'rejected';
   /** Ids of the provider events applied to the receipt, newest last (a replayed event is ignored). */
   appliedEvents: string[];
 }
@@ -176,5 +181,12 @@ export const newReceipt = (core: ReceiptCore, now: number, extra: Partial<Receip
 export const newReceiptId = (random16: string) => `R-${random16.toUpperCase()}`;
 
 export const receiptClaimId = (receiptId: string) => `receipt:${receiptId}`;
+
+/**
+ * A receipt that expired unpaid: failed with PORTAL_SESSION_EXPIRED once its expiry time has passed.
+ * The same code from a card provider's session, or a merchant's, before then leaves it payable.
+ */
+export const hasExpired = (receipt: Pick<Receipt, 'status' | 'failure' | 'createdAt'>, expiryMs: number, now: number) =>
+  receipt.status === 'failed' && receipt.failure?.failureCode === 'PORTAL_SESSION_EXPIRED' && receipt.createdAt + expiryMs <= now;
 
 export const paymentUrlFor = (baseUrl: string, receiptId: string) => `${baseUrl}/pay/${encodeURIComponent(receiptId)}`;

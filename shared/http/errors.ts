@@ -28,6 +28,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   transaction_already_used: 409,
   not_a_payment: 400,
   invalid_signature: 400,
+  onramp_refused: 409,
   refund_too_large: 400,
   payload_too_large: 413,
   headers_too_large: 431,

@@ -802,7 +802,7 @@ export const routes = {
     auth: { kind: 'portal' },
     summary: "Pay by card: a card on-ramp session that delivers the receipt's USDC quote to the merchant's split (redirect_url goes to the session)",
     response: OnrampAnswer,
-    errors: ['not_found', 'unsupported_token', 'price_stale', 'receipt_not_payable', 'split_required', 'conflict', 'service_unavailable'],
+    errors: ['not_found', 'unsupported_token', 'price_stale', 'receipt_not_payable', 'split_required', 'onramp_refused', 'conflict', 'service_unavailable'],
   }),
   onrampWebhook: route({
     name: 'onramp-webhook',
@@ -815,7 +815,7 @@ export const routes = {
       z.object({ ok: z.literal(true), applied: z.literal(true), status: z.string() }),
       z.object({ ok: z.literal(true), applied: z.literal(false), reason: z.string() }),
     ]),
-    errors: ['not_found', 'invalid_input', 'invalid_signature'],
+    errors: ['not_found', 'invalid_input', 'invalid_signature', 'conflict', 'service_unavailable'],
   }),
   onrampSandboxPage: route({
     name: 'onramp-sandbox-page',

@@ -70,8 +70,37 @@ export class OnrampSignatureError extends Error {
   }
 }
 
+/**
+ * The provider refuses to open a session for this buyer or amount (a region it does not serve, say):
+ * its own code, mapped like a webhook's. Any other failure to open a session means the provider
+ * could not be reached or did not answer as expected.
+ */
+export class OnrampRefusedError extends Error {
+  constructor(
+    readonly providerCode: string,
+    readonly providerRequestId: string | null,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'OnrampRefusedError';
+  }
+}
+
+/** The sandbox's transfer failed; `sent`: it had been broadcast (it may still be mined), so it must not be sent again. */
+export class SandboxDeliveryError extends Error {
+  constructor(
+    readonly sent: boolean,
+    message: string,
+    readonly hash: string | null = null,
+  ) {
+    super(message);
+    this.name = 'SandboxDeliveryError';
+  }
+}
+
 export interface OnrampProvider {
   readonly name: OnrampProviderName;
+  /** Throws `OnrampRefusedError` when the provider refuses this buyer or amount; anything else it throws means it is unavailable. */
   createSession(request: OnrampSessionRequest): Promise<OnrampSession>;
   /**
    * Verifies a webhook with the provider's own scheme (signature over the exact body, timestamp

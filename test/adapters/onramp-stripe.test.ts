@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { StripeWebhookPayloadError, stripeOnramp, stripeOnrampChainIds } from '../../shared/adapters/onramp/stripe';
-import { OnrampSignatureError, type OnrampProvider, type OnrampSessionRequest } from '../../shared/ports/onramp';
+import { OnrampRefusedError, OnrampSignatureError, type OnrampProvider, type OnrampSessionRequest } from '../../shared/ports/onramp';
 import { sessionAt, signStripeWebhook, startStripeFake, stripeEventBody, stripeSessionWebhook, type FakeSession, type StripeFake } from '../support/stripe-fake';
 
 const TEST_KEY = 'sk_test_51FakeOnrampKeyForTheLocalFake';
@@ -133,8 +133,10 @@ describe('Stripe on-ramp: creating a session', () => {
         () => undefined,
         (error: unknown) => error,
       );
-    expect(refused).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
-    expect(refused).toMatchObject({ message: 'This customer is in a region the onramp does not support.', code: 'crypto_onramp_unsupportable_customer', statusCode: 400 });
+    // A refusal of this request, with Stripe's code, for the service to map (anything else stays the SDK's error).
+    expect(refused).toBeInstanceOf(OnrampRefusedError);
+    expect(refused).toMatchObject({ message: 'This customer is in a region the onramp does not support.', providerCode: 'crypto_onramp_unsupportable_customer' });
+    expect((refused as OnrampRefusedError).providerRequestId).toMatch(/^req_/);
     expect(fake.requests).toHaveLength(1); // a 400 is not retried
   });
 

@@ -104,9 +104,14 @@ describe('Stripe as the card on-ramp', () => {
     expect(await deliver(stripeSessionWebhook(session, 'fulfillment_processing', { secret: WEBHOOK_SECRET }))).toMatchObject({ applied: true, status: 'checkout_success' });
     const receipt = await receiptOf(id);
     expect(toWebhookBody(receipt, Date.now())).toMatchObject({ status: 'checkout_success', onrampSessionId: sessionId, isOnrampSessionUnique: true, onrampSourceAmountUsd: 12.87 });
-    // Delivered: its transaction is looked up on the chain (this one is on no chain): nothing is paid by Stripe's word alone.
-    expect(await deliver(stripeSessionWebhook(session, 'fulfillment_complete', { secret: WEBHOOK_SECRET }))).toMatchObject({ applied: true, status: 'checkout_success' });
+    // Delivered: its transaction is looked up on the chain (this one is on no chain): nothing is paid by
+    // Stripe's word alone, and the event is left unapplied (503) for Stripe to send again.
+    const delivered = stripeSessionWebhook(session, 'fulfillment_complete', { secret: WEBHOOK_SECRET });
+    await expect(deliver(delivered)).rejects.toMatchObject({ name: 'DependencyUnavailableError' });
     expect((await receiptOf(id)).status).toBe('checkout_success');
+    expect((await receiptOf(id)).onramp?.state).toBe('processing');
+    // While the card payment is delivered, no second session opens (a card is never charged twice).
+    await expect(openOnrampSession(deps, id, null)).rejects.toMatchObject({ code: 'conflict' });
   });
 
   it("a rejection fails the receipt with the mapped code and Stripe's own code and request id; an unknown code is generic", async () => {
@@ -119,6 +124,18 @@ describe('Stripe as the card on-ramp', () => {
     const second = fake.sessions.get((await openOnrampSession(deps, odd, null)).sessionId)!;
     await deliver(stripeSessionWebhook(second, 'rejected', { secret: WEBHOOK_SECRET, details: { last_error: { code: 'something_new' } } }));
     expect((await receiptOf(odd)).failure).toMatchObject({ failureCode: 'PORTAL_SYS_GENERIC_FAILURE', providerErrorCode: 'something_new' });
+  });
+
+  it("a session Stripe refuses to open fails the receipt with the mapped code (409 onramp_refused); Stripe down is 503", async () => {
+    const id = await newReceipt();
+    fake.fail({ status: 400, code: 'crypto_onramp_unsupportable_customer', message: 'This customer cannot use the onramp.' });
+    await expect(openOnrampSession(deps, id, null)).rejects.toMatchObject({ code: 'onramp_refused', details: { failureCode: 'PORTAL_REGION_UNSUPPORTED' } });
+    expect((await receiptOf(id)).failure).toMatchObject({ failureCode: 'PORTAL_REGION_UNSUPPORTED', providerErrorCode: 'crypto_onramp_unsupportable_customer' });
+    fake.fail({ status: 500, message: 'Stripe is having a bad day.' }, { status: 500, message: 'still' }, { status: 500, message: 'still' }, { status: 500, message: 'still' });
+    await expect(openOnrampSession(deps, id, null)).rejects.toMatchObject({ name: 'DependencyUnavailableError' });
+    // Nothing is left locked: the next attempt opens a session.
+    while (fake.requests.length > 0 && (await openOnrampSession(deps, id, null).then(() => false).catch(() => true))) fake.requests.length = 0;
+    expect((await receiptOf(id)).onramp?.state).toBe('created');
   });
 
   it('refuses a webhook signed with another secret, or too old, and changes nothing', async () => {

@@ -8,6 +8,7 @@ import type { AppDeps } from '../../shared/app/deps';
 import { applyOnrampWebhook, openOnrampSession } from '../../shared/app/onramp';
 import { SANDBOX_SUCCESS, sandboxCharge, sandboxCheckout, sandboxFinish, sandboxOutcomes } from '../../shared/app/onramp-sandbox';
 import { getPortalView, quoteFor } from '../../shared/app/payments/portal';
+import { expireReceipts } from '../../shared/app/payments/expiry';
 import { verifyPayment } from '../../shared/app/payments/verify';
 import { createReceipt } from '../../shared/app/receipts';
 import { failureInfo, type FailureCode } from '../../shared/domain/failures';
@@ -167,6 +168,8 @@ describe.each(allStores)('card payments through the sandbox on-ramp on $name', (
       expect(receipt.status, outcome.value).toBe('failed');
       expect(receipt.failure, outcome.value).toMatchObject({ failureCode: code, failureCategory: info.category, failureReason: info.reason, failureAction: info.action, providerErrorCode: outcome.value });
       expect(receipt.failure?.providerRequestId).toMatch(/^req_sbx_/);
+      // A card failure, even the provider's own session expiry, leaves the receipt payable (by wallet, or another card).
+      expect((await getPortalView(deps, id)).payable, outcome.value).toBe(true);
       expect(toWebhookBody(receipt, Date.now())).toMatchObject({ status: 'failed', previousStatus: 'checkout_initialized', failureCode: code, failureCategory: info.category, providerErrorCode: outcome.value });
     }
   }, 120_000);
@@ -239,10 +242,59 @@ describe.each(allStores)('card payments through the sandbox on-ramp on $name', (
       expect(after.statusHistory).toHaveLength(before.statusHistory.length);
     });
 
+    const event = (sessionId: string, kind: string, id: string, code: string | null = null) =>
+      JSON.stringify({ id, type: 'sandbox.session_updated', created: Math.floor(Date.now() / 1000), data: { session: sessionId, kind, source_amount_usd: null, transaction_hash: null, code, request_id: 'req_t' } });
+
+    it('events out of order: a late session_created cannot undo the session’s rejection, nor a replay of an earlier event', async () => {
+      const id = await newReceipt();
+      const session = await openOnrampSession(deps, id, null);
+      const created = event(session.sessionId, 'session_created', `evt_a_${id}`);
+      expect(await applyOnrampWebhook(deps, 'sandbox', created, signed(created))).toMatchObject({ applied: true, status: 'checkout_initialized' });
+      const rejected = event(session.sessionId, 'rejected', `evt_b_${id}`, 'card_declined');
+      expect(await applyOnrampWebhook(deps, 'sandbox', rejected, signed(rejected))).toMatchObject({ applied: true, status: 'failed' });
+      // The same session, not replaced: the replay and a new, late tracking event are both behind its state.
+      expect(await applyOnrampWebhook(deps, 'sandbox', created, signed(created))).toMatchObject({ applied: false });
+      const late = event(session.sessionId, 'payment_processing', `evt_c_${id}`);
+      expect(await applyOnrampWebhook(deps, 'sandbox', late, signed(late))).toMatchObject({ applied: false, reason: expect.stringContaining('rejected') });
+      expect(await receiptOf(id)).toMatchObject({ status: 'failed', failure: { failureCode: 'PORTAL_PAY_CARD_DECLINED' } });
+    });
+
+    it('two copies of an event arriving together are applied once', async () => {
+      const id = await newReceipt();
+      const session = await openOnrampSession(deps, id, null);
+      const created = event(session.sessionId, 'session_created', `evt_twice_${id}`);
+      const answers = await Promise.all([1, 2, 3].map(() => applyOnrampWebhook(deps, 'sandbox', created, signed(created))));
+      expect(answers.filter((answer) => answer.applied)).toHaveLength(1);
+      const receipt = await receiptOf(id);
+      expect(receipt.statusHistory.filter((change) => change.status === 'checkout_initialized')).toHaveLength(1);
+      expect(receipt.onramp?.appliedEvents.filter((applied) => applied === `evt_twice_${id}`)).toHaveLength(1);
+    });
+
+    it('an expired receipt is not revived by a late event of its session', async () => {
+      const quick = { ...deps, settings: { ...deps.settings, payments: { ...deps.settings.payments, receiptExpiryMs: 1 } } };
+      const id = await newReceipt();
+      const session = await openOnrampSession(deps, id, null);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await expireReceipts(quick);
+      const created = event(session.sessionId, 'session_created', `evt_exp_${id}`);
+      expect(await applyOnrampWebhook(quick, 'sandbox', created, signed(created))).toMatchObject({ applied: false, reason: 'the receipt has expired' });
+      expect(await receiptOf(id)).toMatchObject({ status: 'failed', failure: { failureCode: 'PORTAL_SESSION_EXPIRED' } });
+      expect((await getPortalView(quick, id)).payable).toBe(false);
+    });
+
     it('an event about a session no receipt has is answered, not applied', async () => {
       const body = rejection('sbx_unknown');
       expect(await applyOnrampWebhook(deps, 'sandbox', body, signed(body))).toMatchObject({ applied: false, reason: expect.stringContaining('no receipt') });
     });
+  });
+
+  it('two opens at once make one session; while a session is paid for, no second one opens', async () => {
+    const id = await newReceipt();
+    const [first, second] = await Promise.all([openOnrampSession(deps, id, null), openOnrampSession(deps, id, null)]);
+    expect(second.sessionId).toBe(first.sessionId);
+    await deps.onrampSandbox!.notify({ sessionId: first.sessionId, kind: 'payment_processing', sourceAmountUsd: 20 });
+    expect((await receiptOf(id)).onramp?.state).toBe('processing');
+    await expect(openOnrampSession(deps, id, null)).rejects.toMatchObject({ code: 'conflict' });
   });
 
   it('without a provider the portal offers no card and refuses to open a session', async () => {

@@ -232,10 +232,12 @@ describe.each(allStores)('payments on $name', (store) => {
 
   it('an expired receipt stays expired when the page reports a tracking status', async () => {
     const id = await newReceipt();
-    await expireReceipts({ ...deps, clock: { now: () => Date.now() + deps.settings.payments.receiptExpiryMs + 1_000 } });
+    // A day (the expiry) later.
+    const later = { ...deps, clock: { now: () => Date.now() + deps.settings.payments.receiptExpiryMs + 1_000 } };
+    await expireReceipts(later);
     expect((await receiptOf(id)).failure?.failureCode).toBe('PORTAL_SESSION_EXPIRED');
-    expect(await recordPortalEvent(deps, id, { status: 'link_opened' })).toMatchObject({ ignored: true, status: 'failed' });
-    await expect(quoteFor(deps, id, 'USDC')).rejects.toMatchObject({ code: 'receipt_not_payable' });
+    expect(await recordPortalEvent(later, id, { status: 'link_opened' })).toMatchObject({ ignored: true, status: 'failed' });
+    await expect(quoteFor(later, id, 'USDC')).rejects.toMatchObject({ code: 'receipt_not_payable' });
   });
 
   it('the stock sweep finds a paid receipt whose commit was cut short, however many are done', async () => {

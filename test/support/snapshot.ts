@@ -4,15 +4,20 @@ import { MemoryRateLimiter } from '../../shared/adapters/memory/rate-limiter';
 
 /**
  * Not state: the rate limiter counts every call by design (refused ones too), and a key's
- * `lastUsedAt` records use of a valid key whatever the answer (at most every 5 minutes).
+ * `lastUsedAt` records use of a valid key whatever the answer (at most every 5 minutes), as do its
+ * usage counters (`usage:<key>:<period>` claims, written a second after the calls they count).
  */
 const notState = new Set<unknown>([MemoryRateLimiter]);
 const ignoredFields = new Set(['lastUsedAt']);
+const isUsageCounter = (key: unknown) => typeof key === 'string' && key.startsWith('usage:');
 
 const plain = (value: unknown): unknown => {
   if (value instanceof BoundedCache) return undefined; // caches of reads, rebuilt after every write
   if (value instanceof Map) {
-    return [...value.entries()].map(([key, entry]) => [plain(key), plain(entry)] as const).sort(([a], [b]) => (String(a) < String(b) ? -1 : 1));
+    return [...value.entries()]
+      .filter(([key]) => !isUsageCounter(key))
+      .map(([key, entry]) => [plain(key), plain(entry)] as const)
+      .sort(([a], [b]) => (String(a) < String(b) ? -1 : 1));
   }
   if (value instanceof Set) return [...value].map(plain).map((entry) => JSON.stringify(entry)).sort();
   if (Array.isArray(value)) return value.map(plain);

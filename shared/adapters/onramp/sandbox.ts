@@ -9,7 +9,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { OnrampSignatureError, type OnrampEvent, type OnrampProvider, type SandboxDesk, type SandboxNotice } from '../../ports/onramp';
+import { OnrampSignatureError, SandboxDeliveryError, type OnrampEvent, type OnrampProvider, type SandboxDesk, type SandboxNotice } from '../../ports/onramp';
 
 export const SANDBOX_SIGNATURE_HEADER = 'sandbox-signature';
 const DEFAULT_TOLERANCE_S = 300;
@@ -112,10 +112,16 @@ export const sandboxOnramp = (options: SandboxOptions): { provider: OnrampProvid
       return {
         send: async (token: string, to: string, amount: string) => {
           const erc20 = new Contract(token, ['function transfer(address to, uint256 amount) returns (bool)'], signer);
-          const sent = await erc20.getFunction('transfer').send(to, BigInt(amount));
-          const mined = await sent.wait(1);
-          if (!mined || mined.status !== 1) throw new Error(`the sandbox's transfer ${sent.hash} failed`);
-          return sent.hash.toLowerCase();
+          let hash: string;
+          try {
+            hash = ((await erc20.getFunction('transfer').send(to, BigInt(amount))) as { hash: string }).hash.toLowerCase();
+          } catch (error) {
+            throw new SandboxDeliveryError(false, `the sandbox could not send its transfer: ${String(error)}`);
+          }
+          // Broadcast: whatever happens now, it must not be sent again.
+          const mined = await signer.provider!.waitForTransaction(hash, 1).catch(() => null);
+          if (!mined || mined.status !== 1) throw new SandboxDeliveryError(true, `the sandbox's transfer ${hash} was not mined`, hash);
+          return hash;
         },
       };
     })());

@@ -7,7 +7,7 @@
  */
 import Stripe from 'stripe';
 import { z } from 'zod';
-import { OnrampSignatureError, type OnrampEvent, type OnrampEventKind, type OnrampProvider, type OnrampSession, type OnrampSessionRequest } from '../../ports/onramp';
+import { OnrampRefusedError, OnrampSignatureError, type OnrampEvent, type OnrampEventKind, type OnrampProvider, type OnrampSession, type OnrampSessionRequest } from '../../ports/onramp';
 
 export interface StripeOnrampOptions {
   /** `sk_test_…` / `sk_live_…` (or a restricted `rk_…` key): its mode decides which chains it may serve. */
@@ -213,7 +213,17 @@ export const stripeOnramp = (options: StripeOnrampOptions): OnrampProvider => {
     name: 'stripe',
     createSession: async (request) => {
       const chain = chainFor(request.chainId, mode);
-      const answer: unknown = await stripe.rawRequest('POST', SESSIONS_PATH, sessionParams(request, chain));
+      let answer: unknown;
+      try {
+        answer = await stripe.rawRequest('POST', SESSIONS_PATH, sessionParams(request, chain));
+      } catch (error) {
+        // A refusal of this request with Stripe's code (a customer it cannot serve, an amount out of
+        // bounds): the service maps it; anything else (auth, network, 5xx) is Stripe being unavailable.
+        if (error instanceof Stripe.errors.StripeError && error.type === 'StripeInvalidRequestError' && error.code && error.statusCode === 400) {
+          throw new OnrampRefusedError(error.code, error.requestId ?? null, error.message);
+        }
+        throw error;
+      }
       return toSession(answer);
     },
     readWebhook: (rawBody, headers, now) => {

@@ -23,7 +23,7 @@ import {
   type Quote,
 } from '../../domain/payment';
 import type { PortalView, QuoteView, notPayableReasons } from '../../domain/portal-views';
-import { receiptClaimId, type Receipt } from '../../domain/receipt';
+import { hasExpired, receiptClaimId, type Receipt } from '../../domain/receipt';
 import { transactionUrl } from '../../domain/units';
 import { ID_PATTERN } from '../../domain/query-params';
 import type { Versioned } from '../../ports/inventory-repository';
@@ -74,10 +74,10 @@ export const findReceipt = async (deps: Pick<AppDeps, 'claims' | 'receipts'>, re
 type NotPayable = (typeof notPayableReasons)[number];
 
 /** Why this receipt cannot be quoted now, or null. An expired receipt still counts a payment of an earlier quote. */
-export const notPayableReason = (deps: Pick<AppDeps, 'chain' | 'settings'>, receipt: Receipt, merchant: Merchant): NotPayable | null => {
+export const notPayableReason = (deps: Pick<AppDeps, 'chain' | 'settings' | 'clock'>, receipt: Receipt, merchant: Merchant): NotPayable | null => {
   if (receipt.status === 'paid' || receipt.status === 'reconciled') return 'paid';
   if (receipt.status === 'refund_requested' || receipt.status === 'refunded') return 'refunded';
-  if (receipt.status === 'failed' && receipt.failure?.failureCode === 'PORTAL_SESSION_EXPIRED') return 'expired';
+  if (hasExpired(receipt, deps.settings.payments.receiptExpiryMs, deps.clock.now())) return 'expired';
   if (!deps.chain || deps.settings.tokens.length === 0) return 'no_chain';
   if (!merchant.split) return 'split_required';
   return null;
@@ -293,7 +293,7 @@ export const recordPortalEvent = async (deps: PortalDeps, receiptId: string, eve
   }
   if (!event.status) return { ok: true as const, status: stored.value.status };
   // An expired receipt stays expired for the page: a tracking status must not make it payable again.
-  if (stored.value.status === 'failed' && stored.value.failure?.failureCode === 'PORTAL_SESSION_EXPIRED') {
+  if (hasExpired(stored.value, deps.settings.payments.receiptExpiryMs, deps.clock.now())) {
     return { ok: true as const, status: stored.value.status, ignored: true as const, reason: 'the receipt has expired' };
   }
   const outcome = await changeStatus(deps, {
