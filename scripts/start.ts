@@ -24,7 +24,7 @@ const main = async () => {
   Service running at ${baseUrl}
     health:     curl ${baseUrl}/healthz
     inventory:  curl -H "Ocp-Apim-Subscription-Key: ${apiKey}" ${baseUrl}/api/inventory
-    console:    ${baseUrl}/admin  (sign in with a browser wallet; the demo merchant's is anvil's test account #1)
+    console:    ${baseUrl}/console  (sign in with a browser wallet; the demo merchant's is anvil's test account #1)
   Demo merchant ${wallet}
   Demo API key  ${apiKey}
   (also in ${stackFiles().credentials}; delete ${stackFiles().dataDir} to reset)

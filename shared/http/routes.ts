@@ -703,7 +703,7 @@ export const routes = {
   adminHome: route({
     name: 'admin-home',
     method: 'GET',
-    path: '/admin',
+    path: '/console',
     auth: { kind: 'session', role: 'merchant', optional: true },
     responseKind: 'html',
     summary: "The merchant console's overview (server-rendered for the signed-in wallet; without a session, the sign-in page)",
@@ -714,7 +714,7 @@ export const routes = {
   adminPage: route({
     name: 'admin-page',
     method: 'GET',
-    path: '/admin/{page}',
+    path: '/console/{page}',
     auth: { kind: 'session', role: 'merchant', optional: true },
     responseKind: 'html',
     summary: 'A page of the merchant console: split, inventory, settings, keys, receipts, terminal, webhooks (without a session, the sign-in page)',
@@ -725,7 +725,7 @@ export const routes = {
   adminAsset: route({
     name: 'admin-asset',
     method: 'GET',
-    path: '/admin/assets/{file}',
+    path: '/console/assets/{file}',
     auth: { kind: 'public' },
     responseKind: 'asset',
     assetTypes: ['text/javascript', 'text/css'],

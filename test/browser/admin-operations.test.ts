@@ -123,14 +123,14 @@ describe('a new merchant sets up and sells in the console', () => {
     const { context, page, problems } = await openAs(merchant, phone);
     try {
       // Sign in on the Split page (the address asked for is shown after sign-in) and deploy the split from the wallet.
-      await page.goto(`${stack.baseUrl}/admin/split`);
+      await page.goto(`${stack.baseUrl}/console/split`);
       await signIn(page);
       expect(await page.locator('main h1').textContent()).toBe('Split');
       await page.getByRole('button', { name: 'Deploy from my wallet' }).click();
       await page.locator('#split-address').waitFor({ timeout: 45_000 });
       // Where the shop's webhooks go: the test's receiver (the Settings page's own test covers the form).
       expect((await fromPage(page, 'POST', '/api/shop/config', { webhookUrl: receiver.url })).status).toBe(200);
-      await visit(page, '/admin/api-keys', 'API keys');
+      await visit(page, '/console/api-keys', 'API keys');
 
       // A key made in the console, by keyboard: tick the scopes, submit; it is shown once.
       await shot(page, 'ops-flow-1-keys', 'phone');
@@ -163,7 +163,7 @@ describe('a new merchant sets up and sells in the console', () => {
       const orderId = (order.json.receipt as { receiptId: string }).receiptId;
 
       // The terminal: an amount becomes a QR code; a buyer pays it; the screen turns to Paid.
-      await visit(page, '/admin/terminal', 'Terminal');
+      await visit(page, '/console/terminal', 'Terminal');
       await shot(page, 'ops-flow-3-terminal', 'phone');
       await page.getByLabel('Amount (USD)').fill('12.50');
       await page.getByLabel('What it is for').fill('Table 4');
@@ -185,7 +185,7 @@ describe('a new merchant sets up and sells in the console', () => {
       await shot(page, 'ops-flow-5-terminal-paid', 'phone');
 
       // Receipts: both, with live statuses; the sale's page has its lines, history and deliveries.
-      await visit(page, '/admin/receipts', 'Receipts');
+      await visit(page, '/console/receipts', 'Receipts');
       await page.locator(`tr[data-receipt="${saleId}"] [data-status="paid"], tr[data-receipt="${saleId}"] [data-status="reconciled"]`).waitFor();
       expect(await page.locator(`tr[data-receipt="${orderId}"]`).count()).toBe(1);
       await shot(page, 'ops-flow-6-receipts', 'phone');
@@ -215,7 +215,7 @@ describe('a new merchant sets up and sells in the console', () => {
       await shot(page, 'ops-flow-9-receipt-refunded', 'phone');
 
       // A second key; the first revoked: the order's receipt says a revoked key signs it; the roll moves it.
-      await visit(page, '/admin/api-keys', 'API keys');
+      await visit(page, '/console/api-keys', 'API keys');
       await page.getByRole('button', { name: 'Create key' }).click();
       await page.locator('#key-reveal').waitFor({ state: 'visible' });
       const secondKey = await page.locator('#key-value').inputValue();
@@ -224,18 +224,18 @@ describe('a new merchant sets up and sells in the console', () => {
       await page.getByRole('button', { name: `Revoke key ${apiKey.slice(0, 8)}…` }).click();
       await page.locator('#revoke-dialog').getByRole('button', { name: 'Revoke key' }).click();
       await page.locator('#flash', { hasText: 'Key revoked' }).waitFor();
-      await visit(page, `/admin/receipts?id=${encodeURIComponent(orderId)}`, 'Receipts');
+      await visit(page, `/console/receipts?id=${encodeURIComponent(orderId)}`, 'Receipts');
       expect(await page.locator('#revoked-signer').textContent()).toContain('Signed by a revoked key');
-      await visit(page, '/admin/api-keys', 'API keys');
+      await visit(page, '/console/api-keys', 'API keys');
       await shot(page, 'ops-flow-10-key-revoked', 'phone');
       await page.locator('form.roll-form').getByRole('button', { name: 'Roll receipts' }).click();
       await page.locator('#flash', { hasText: '1 receipt is now signed by the key you chose.' }).waitFor();
-      await visit(page, `/admin/receipts?id=${encodeURIComponent(orderId)}`, 'Receipts');
+      await visit(page, `/console/receipts?id=${encodeURIComponent(orderId)}`, 'Receipts');
       expect(await page.locator('#revoked-signer').count()).toBe(0);
       expect(await page.locator('#deliveries').textContent()).toContain(`${secondKey.slice(0, 8)}…`);
 
       // A test webhook, signed by the key chosen, and the receiver's answer shown.
-      await visit(page, '/admin/webhooks', 'Webhooks');
+      await visit(page, '/console/webhooks', 'Webhooks');
       expect(await page.getByLabel('Receiver URL').inputValue()).toBe(receiver.url);
       const before = receiver.received.length;
       await page.getByRole('button', { name: 'Send test event' }).click();
@@ -257,7 +257,7 @@ describe('a new merchant sets up and sells in the console', () => {
     for (const [name, viewport] of [['phone', phone], ['desktop', desktop]] as const) {
       const { context, page, problems } = await openAs(merchant, viewport);
       try {
-        await page.goto(`${stack.baseUrl}/admin/receipts`);
+        await page.goto(`${stack.baseUrl}/console/receipts`);
         await signIn(page);
         if (name === 'phone') {
           expect((await fromPage(page, 'POST', '/api/split/deploy')).status).toBe(200);
@@ -265,7 +265,7 @@ describe('a new merchant sets up and sells in the console', () => {
           expect((await fromPage(page, 'POST', '/api/console/receipts/terminal', { amountUsd: 3 })).status).toBe(201);
         }
         for (const [slug, heading] of [['api-keys', 'API keys'], ['receipts', 'Receipts'], ['terminal', 'Terminal'], ['webhooks', 'Webhooks']] as const) {
-          await visit(page, `/admin/${slug}`, heading);
+          await visit(page, `/console/${slug}`, heading);
           expect(await fitsWidth(page), `${slug} at ${viewport.width} px`).toEqual([]);
           expect(await unlabelled(page), `${slug}: controls without a name`).toEqual([]);
           // The keyboard reaches the page's first control, and its focus ring shows.
@@ -276,7 +276,7 @@ describe('a new merchant sets up and sells in the console', () => {
           await shot(page, `ops-${slug}`, name);
         }
         const first = page.locator('.receipts-table tbody tr a').first();
-        await page.goto(`${stack.baseUrl}/admin/receipts`);
+        await page.goto(`${stack.baseUrl}/console/receipts`);
         await first.click();
         await page.locator('#summary').waitFor();
         expect(await fitsWidth(page), `a receipt at ${viewport.width} px`).toEqual([]);

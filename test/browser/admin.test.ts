@@ -94,7 +94,7 @@ describe('the merchant console in a browser', () => {
     const merchant = await newMerchant();
     const { context, page, problems } = await openAs(merchant);
     try {
-      await page.goto(`${stack.baseUrl}/admin/inventory`);
+      await page.goto(`${stack.baseUrl}/console/inventory`);
       expect(await page.locator('h1').textContent()).toBe('Sign in to your shop');
       await page.getByRole('button', { name: 'Sign in with Test Wallet' }).waitFor();
       await shot(page, 'signin', 'phone');
@@ -112,7 +112,7 @@ describe('the merchant console in a browser', () => {
       await page.locator('#sign-out').click();
       await page.locator('h1', { hasText: 'Sign in to your shop' }).waitFor();
       // Signed out for good: the pages show the sign-in page again.
-      await page.goto(`${stack.baseUrl}/admin/split`);
+      await page.goto(`${stack.baseUrl}/console/split`);
       expect(await page.locator('h1').textContent()).toBe('Sign in to your shop');
       expect(problems).toEqual([]);
     } finally {
@@ -123,7 +123,7 @@ describe('the merchant console in a browser', () => {
   it('shows the sign-in page on a desktop too', async () => {
     const { context, page, problems } = await openAs(await newMerchant(), desktop);
     try {
-      await page.goto(`${stack.baseUrl}/admin`);
+      await page.goto(`${stack.baseUrl}/console`);
       await page.getByRole('button', { name: 'Sign in with Test Wallet' }).waitFor();
       await shot(page, 'signin', 'desktop');
       await signIn(page);
@@ -139,7 +139,7 @@ describe('the merchant console in a browser', () => {
     const merchant = await newMerchant();
     const { context, page, problems } = await openAs(merchant);
     try {
-      await page.goto(`${stack.baseUrl}/admin`);
+      await page.goto(`${stack.baseUrl}/console`);
       await signIn(page);
       expect(await page.locator('#setup').innerText()).toContain('Deploy your split');
       await shot(page, 'overview-new', 'phone');
@@ -245,15 +245,15 @@ describe('the merchant console in a browser', () => {
       // The same pages on a desktop.
       const wide = await openAs(merchant, desktop);
       try {
-        await wide.page.goto(`${stack.baseUrl}/admin`);
+        await wide.page.goto(`${stack.baseUrl}/console`);
         await signIn(wide.page);
         for (const [slug, name] of [['', 'overview'], ['split', 'split'], ['inventory', 'inventory'], ['settings', 'settings'], ['inventory?edit=', 'inventory-edit']] as const) {
           if (name === 'inventory-edit') {
-            await wide.page.goto(`${stack.baseUrl}/admin/inventory`);
+            await wide.page.goto(`${stack.baseUrl}/console/inventory`);
             await wide.page.getByRole('link', { name: 'Edit TEA-01' }).click();
             expect(await wide.page.getByRole('textbox', { name: 'Price (USD)', exact: true }).inputValue()).toBe('4.5');
           } else {
-            await wide.page.goto(`${stack.baseUrl}/admin/${slug}`);
+            await wide.page.goto(`${stack.baseUrl}/console/${slug}`);
           }
           await shot(wide.page, name, 'desktop');
         }
@@ -265,7 +265,7 @@ describe('the merchant console in a browser', () => {
       // Another new wallet: none of the first one's items, split or settings.
       const other = await openAs(await newMerchant(), phone);
       try {
-        await other.page.goto(`${stack.baseUrl}/admin/inventory`);
+        await other.page.goto(`${stack.baseUrl}/console/inventory`);
         await signIn(other.page);
         expect(await other.page.locator('main').innerText()).toContain('No items yet');
         await other.page.getByRole('textbox', { name: 'SKU', exact: true }).fill('OTHER-1');
@@ -286,16 +286,16 @@ describe('the merchant console in a browser', () => {
         await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
         await other.page.locator('#flash', { hasText: 'Deleted OTHER-1.' }).waitFor();
         expect(await other.page.locator('tbody [data-label="SKU"]').count()).toBe(0);
-        await other.page.goto(`${stack.baseUrl}/admin/split`);
+        await other.page.goto(`${stack.baseUrl}/console/split`);
         expect(await other.page.getByRole('button', { name: 'Deploy from my wallet' }).count()).toBe(1);
-        await other.page.goto(`${stack.baseUrl}/admin/settings`);
+        await other.page.goto(`${stack.baseUrl}/console/settings`);
         expect(await other.page.getByLabel('Processing fee (%)').inputValue()).toBe('0');
         expect(await other.page.locator('#tax-rows tr').count()).toBe(0);
         expect(other.problems).toEqual([]);
       } finally {
         await other.context.close();
       }
-      await page.goto(`${stack.baseUrl}/admin/inventory`);
+      await page.goto(`${stack.baseUrl}/console/inventory`);
       expect(await page.locator('tbody [data-label="SKU"]').allTextContents()).toEqual(['MUG-01', 'TEA-02', 'TEA-01']);
     } finally {
       await context.close();

@@ -72,7 +72,7 @@ beforeEach(async () => {
 
 describe('the console without a session', () => {
   it('answers the sign-in page at every page address, with no inline script and the page security headers', async () => {
-    for (const path of ['/admin', '/admin/split', '/admin/inventory', '/admin/settings', '/admin/receipts']) {
+    for (const path of ['/console', '/console/split', '/console/inventory', '/console/settings', '/console/receipts']) {
       const page = await get(path);
       expect(page.status, path).toBe(200);
       expect(page.text).toContain('<h1 id="signin-title">Sign in to your shop</h1>');
@@ -82,7 +82,7 @@ describe('the console without a session', () => {
       expect(page.headers['content-security-policy']).not.toContain('unsafe-inline');
       expect(page.headers['cache-control']).toBe('no-store');
       // Scripts only from files, never inline; no style attributes either.
-      expect(page.text).toMatch(/<script src="\/admin\/assets\/admin-[A-Z0-9]+\.js" defer><\/script>/);
+      expect(page.text).toMatch(/<script src="\/console\/assets\/admin-[A-Z0-9]+\.js" defer><\/script>/);
       expect(page.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
       expect(page.text).not.toMatch(/\sstyle=/);
       // Where the script signs in: the route table's paths.
@@ -92,47 +92,47 @@ describe('the console without a session', () => {
   });
 
   it('treats a forged, an ended and an expired session as none, and still refuses them on the JSON routes', async () => {
-    const forged = await get('/admin', { cookie: 'cb_auth_token=eyJhbGciOiJub25lIn0.e30.' });
+    const forged = await get('/console', { cookie: 'cb_auth_token=eyJhbGciOiJub25lIn0.e30.' });
     expect(forged.text).toContain('Sign in to your shop');
     const out = await invoke('auth-logout', { method: 'POST', path: '/api/auth/logout', headers: merchant.headers() });
     expect(out.status).toBe(200);
-    expect((await get('/admin', merchant.headers())).text).toContain('Sign in to your shop');
+    expect((await get('/console', merchant.headers())).text).toContain('Sign in to your shop');
     expect((await invoke('auth-me', { path: '/api/auth/me', headers: merchant.headers() })).status).toBe(401);
     const again = await signInAs(testWallets.merchant, now);
-    expect((await get('/admin', again.headers())).text).not.toContain('Sign in to your shop');
+    expect((await get('/console', again.headers())).text).not.toContain('Sign in to your shop');
     now += 24 * 60 * 60 * 1000 + 1;
-    expect((await get('/admin', again.headers())).text).toContain('Sign in to your shop');
+    expect((await get('/console', again.headers())).text).toContain('Sign in to your shop');
   });
 });
 
 describe('the signed-in console', () => {
   it('shows the page with the navigation to every page, the current one marked, and the wallet', async () => {
-    const page = await get('/admin/split', merchant.headers());
+    const page = await get('/console/split', merchant.headers());
     expect(page.status).toBe(200);
     const labels = [...page.text.matchAll(/<li><a href="([^"]+)"[^>]*>([^<]+)<\/a><\/li>/g)].map((match) => `${match[2]} ${match[1]}`);
     expect(labels).toEqual([
-      'Overview /admin',
-      'Split /admin/split',
-      'Inventory /admin/inventory',
-      'Settings /admin/settings',
-      'API keys /admin/api-keys',
-      'Receipts /admin/receipts',
-      'Terminal /admin/terminal',
-      'Webhooks /admin/webhooks',
+      'Overview /console',
+      'Split /console/split',
+      'Inventory /console/inventory',
+      'Settings /console/settings',
+      'API keys /console/api-keys',
+      'Receipts /console/receipts',
+      'Terminal /console/terminal',
+      'Webhooks /console/webhooks',
     ]);
-    expect(page.text).toMatch(/<a href="\/admin\/split" aria-current="page"/);
+    expect(page.text).toMatch(/<a href="\/console\/split" aria-current="page"/);
     expect(page.text.match(/aria-current="page"/g)).toHaveLength(1);
     expect(page.text).toContain('<h1>Split</h1>');
     expect(page.text).toContain(`data-wallet="${testWallets.merchant.address.toLowerCase()}"`);
     expect(page.text).toContain('<button class="button button-quiet" type="button" id="sign-out">Sign out</button>');
     expect(page.text).toContain('<a class="skip-link" href="#main">Skip to content</a>');
-    expect((await get('/admin', merchant.headers())).text).toMatch(/<a href="\/admin" aria-current="page"/);
-    expect((await get('/admin/overview', merchant.headers())).text).toMatch(/<a href="\/admin" aria-current="page"/);
+    expect((await get('/console', merchant.headers())).text).toMatch(/<a href="\/console" aria-current="page"/);
+    expect((await get('/console/overview', merchant.headers())).text).toMatch(/<a href="\/console" aria-current="page"/);
   });
 
   it('answers its own 404 page for a page it does not have, signed in or not', async () => {
     for (const headers of [{}, merchant.headers()]) {
-      const page = await get('/admin/nothing-here', headers);
+      const page = await get('/console/nothing-here', headers);
       expect(page.status).toBe(404);
       expect(page.headers['content-type']).toContain('text/html');
       expect(visibleText(page.text)).toContain('There is no such page');
@@ -141,9 +141,9 @@ describe('the signed-in console', () => {
   });
 
   it('serves its script and stylesheet under content-hashed names, cached for a year; other names are 404', async () => {
-    const page = await get('/admin', merchant.headers());
-    const script = /<script src="(\/admin\/assets\/[^"]+)"/.exec(page.text)![1]!;
-    const style = /<link rel="stylesheet" href="(\/admin\/assets\/[^"]+)"/.exec(page.text)![1]!;
+    const page = await get('/console', merchant.headers());
+    const script = /<script src="(\/console\/assets\/[^"]+)"/.exec(page.text)![1]!;
+    const style = /<link rel="stylesheet" href="(\/console\/assets\/[^"]+)"/.exec(page.text)![1]!;
     const js = await get(script);
     expect(js.status).toBe(200);
     expect(js.headers['content-type']).toBe('text/javascript; charset=utf-8');
@@ -152,9 +152,9 @@ describe('the signed-in console', () => {
     const css = await get(style);
     expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
     expect(css.text).toContain('.nav');
-    expect((await get('/admin/assets/admin-NOPE.js')).status).toBe(404);
+    expect((await get('/console/assets/admin-NOPE.js')).status).toBe(404);
     // The portal's files are not the console's.
-    expect((await get(script.replace('/admin/', '/portal/'))).status).toBe(404);
+    expect((await get(script.replace('/console/', '/portal/'))).status).toBe(404);
   });
 });
 
@@ -185,39 +185,48 @@ describe('inventory in the console', () => {
       const answer = await post('console-inventory-upsert', '/api/console/inventory', { sku: `SKU-${String(n).padStart(2, '0')}`, name: n % 2 ? `Blue cup ${n}` : `Red plate ${n}`, priceUsd: n, category: n % 2 ? 'cups' : 'plates' }, merchant.headers());
       expect(answer.status).toBe(200);
     }
-    const first = visibleText((await get('/admin/inventory', merchant.headers())).text);
+    const first = visibleText((await get('/console/inventory', merchant.headers())).text);
     expect(first).toContain('Page 1 of 2 · 25 items');
-    const cups = await get('/admin/inventory?q=blue&category=cups&sort=priceUsd&order=asc', merchant.headers());
+    const cups = await get('/console/inventory?q=blue&category=cups&sort=priceUsd&order=asc', merchant.headers());
     const names = [...cups.text.matchAll(/<th scope="row" data-label="Name">([^<]+)<\/th>/g)].map((match) => match[1]);
     expect(names).toEqual(['Blue cup 1', 'Blue cup 3', 'Blue cup 5', 'Blue cup 7', 'Blue cup 9', 'Blue cup 11', 'Blue cup 13', 'Blue cup 15', 'Blue cup 17', 'Blue cup 19', 'Blue cup 21', 'Blue cup 23', 'Blue cup 25']);
     // The search form keeps what was asked; the filters stay open.
     expect(cups.text).toMatch(/<input id="f-search-q" name="q" type="search" value="blue"/);
     expect(cups.text).toContain('<details class="filters" open>');
-    const page2 = await get('/admin/inventory?page=2&sort=sku&order=asc', merchant.headers());
+    const page2 = await get('/console/inventory?page=2&sort=sku&order=asc', merchant.headers());
     expect(visibleText(page2.text)).toContain('Page 2 of 2');
     expect([...page2.text.matchAll(/data-label="SKU"><span class="mono">([^<]+)</g)].map((match) => match[1])).toEqual(['SKU-21', 'SKU-22', 'SKU-23', 'SKU-24', 'SKU-25']);
-    expect(page2.text).toContain('rel="prev" href="/admin/inventory?sort=sku&amp;order=asc&amp;page=1"');
+    expect(page2.text).toContain('rel="prev" href="/console/inventory?sort=sku&amp;order=asc&amp;page=1"');
     // A search the API refuses is said, and the list falls back to all items.
-    expect(visibleText((await get('/admin/inventory?priceMin=9&priceMax=2', merchant.headers())).text)).toContain('This search cannot be run: priceMin: must not exceed priceMax.');
+    expect(visibleText((await get('/console/inventory?priceMin=9&priceMax=2', merchant.headers())).text)).toContain('This search cannot be run: priceMin: must not exceed priceMax.');
     const item = (await deps.inventory.findBySku(testWallets.merchant.address.toLowerCase(), 'SKU-07'))!.value;
-    const edit = await get(`/admin/inventory?edit=${item.id}`, merchant.headers());
+    const edit = await get(`/console/inventory?edit=${item.id}`, merchant.headers());
     expect(edit.text).toContain('<h2 id="item-editor-title">Edit SKU-07</h2>');
-    expect(edit.text).toMatch(/<form id="item-form" novalidate data-endpoint="\/api\/console\/inventory" data-id="itm_[^"]+" data-list="\/admin\/inventory">/);
+    expect(edit.text).toMatch(/<form id="item-form" novalidate data-endpoint="\/api\/console\/inventory" data-id="itm_[^"]+" data-list="\/console\/inventory">/);
     expect(edit.text).toMatch(/name="priceUsd" type="text" value="7"/);
+    // Every stored field is in the form, so a save (which replaces the item) keeps it.
+    await post('console-inventory-upsert', '/api/console/inventory', { id: item.id, sku: 'SKU-07', name: item.name, priceUsd: 7, industryPack: 'restaurant' }, merchant.headers());
+    expect((await get(`/console/inventory?edit=${item.id}`, merchant.headers())).text).toMatch(/name="industryPack" type="text" value="restaurant"/);
+    // An id no item can have is the empty form, not an error.
+    for (const odd of ['a%2Fb', 'a%5Cb', 'a%23b']) {
+      const page = await get(`/console/inventory?edit=${odd}`, merchant.headers());
+      expect(page.status, odd).toBe(200);
+      expect(page.text).toContain('Add an item');
+    }
   });
 
   it('shows each wallet its own items only', async () => {
     await post('console-inventory-upsert', '/api/console/inventory', { sku: 'MINE-1', name: 'Only mine', priceUsd: 3 }, merchant.headers());
     const other = await signInAs(testWallets.other);
-    const theirs = await get('/admin/inventory', other.headers());
+    const theirs = await get('/console/inventory', other.headers());
     expect(theirs.text).not.toContain('Only mine');
     expect(visibleText(theirs.text)).toContain('No items yet');
-    expect(visibleText((await get('/admin/inventory', merchant.headers())).text)).toContain('Only mine');
+    expect(visibleText((await get('/console/inventory', merchant.headers())).text)).toContain('Only mine');
   });
 
   it('renders merchant strings as text', async () => {
     await post('console-inventory-upsert', '/api/console/inventory', { sku: 'XSS-1', name: '<img src=x onerror=alert(1)>', priceUsd: 3, tags: ['<b>t</b>'] }, merchant.headers());
-    const page = await get('/admin/inventory', merchant.headers());
+    const page = await get('/console/inventory', merchant.headers());
     expect(page.text).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(page.text).not.toContain('<img src=x');
     expect(page.text).not.toContain('<b>t</b>');
@@ -238,7 +247,7 @@ describe('settings in the console', () => {
       merchant.headers(),
     );
     expect(update.json).toMatchObject({ ok: true });
-    const page = await get('/admin/settings', merchant.headers());
+    const page = await get('/console/settings', merchant.headers());
     const text = visibleText(page.text);
     expect(page.text).toContain('<p class="preview-name" id="preview-name">Tea &amp; Co</p>');
     expect(page.text).toMatch(/name="branding.colors.primary" type="color" value="#7c2d12"/);
@@ -258,13 +267,13 @@ describe('settings in the console', () => {
 
 describe('the split in the console', () => {
   it('says so when the deployment has no chain', async () => {
-    expect(visibleText((await get('/admin/split', merchant.headers())).text)).toContain('This deployment has no chain configured');
+    expect(visibleText((await get('/console/split', merchant.headers())).text)).toContain('This deployment has no chain configured');
   });
 });
 
 describe('the overview', () => {
   it('counts the receipts by status and what was paid today, and lists what is left to set up', async () => {
-    const empty = visibleText((await get('/admin', merchant.headers())).text);
+    const empty = visibleText((await get('/console', merchant.headers())).text);
     expect(empty).toContain('Paid today $0.00 0 payments');
     expect(empty).toContain('No receipts yet');
     expect(empty).toContain('Set up your shop Deploy your split Add the items you sell');
@@ -278,10 +287,10 @@ describe('the overview', () => {
     await add('R-4', 'pending', 5, null);
     await add('R-5', 'failed', 5, null);
     await add('R-6', 'paid', 1_000, dayStart + 3, testWallets.other.address.toLowerCase());
-    const page = await get('/admin', merchant.headers());
+    const page = await get('/console', merchant.headers());
     // Paid today: R-1 and R-2 (customer totals), not yesterday's R-3, not another wallet's R-6.
     expect(page.text).toMatch(/<dd id="paid-today">\$31\.00<small>2 payments since <time/);
-    const counts = [...page.text.matchAll(/<tr data-status="(\w+)">[\s\S]*?<td class="num"><a href="\/admin\/receipts\?status=\1"[^>]*>(\d+)<\/a><\/td><\/tr>/g)].map((match) => `${match[1]} ${match[2]}`);
+    const counts = [...page.text.matchAll(/<tr data-status="(\w+)">[\s\S]*?<td class="num"><a href="\/console\/receipts\?status=\1"[^>]*>(\d+)<\/a><\/td><\/tr>/g)].map((match) => `${match[1]} ${match[2]}`);
     expect(counts).toEqual(['pending 1', 'paid 2', 'reconciled 1', 'failed 1']);
   });
 });

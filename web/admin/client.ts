@@ -33,7 +33,7 @@ const signOut = async (button: HTMLButtonElement) => {
   const answer = await api('POST', document.body.dataset.logoutUrl ?? '');
   // A session that already ended is as good as signed out.
   if (answer.ok || answer.status === 401) {
-    location.assign('/admin');
+    location.assign('/console');
     return;
   }
   done();

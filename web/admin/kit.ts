@@ -22,7 +22,7 @@ export interface PageContext {
 }
 
 export interface AdminPage {
-  /** The path under /admin/ ('' for the overview at /admin). */
+  /** The path under /console/ ('' for the overview at /console). */
   slug: string;
   /** Its name in the navigation, and its heading. */
   label: string;
@@ -32,7 +32,7 @@ export interface AdminPage {
   render(context: PageContext): Promise<Html>;
 }
 
-export const ADMIN_ROOT = '/admin';
+export const ADMIN_ROOT = '/console';
 
 /** A console page's path, with a query string of the values given (empty ones left out). */
 export const adminPath = (slug: string, query: Record<string, string | number | undefined | null> = {}): string => {

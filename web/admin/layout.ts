@@ -109,7 +109,7 @@ export const renderSignIn = (input: FrameInput & { asked: AdminPage }): Html =>
 </main>`,
   );
 
-/** An address under /admin that is no page: said so, with the way back. */
+/** An address under /console that is no page: said so, with the way back. */
 export const renderNotFound = (input: FrameInput, path: string): Html =>
   document(
     input,

@@ -1,5 +1,5 @@
 /**
- * The console's routes: its pages (`/admin`, `/admin/{page}`), rendered on the server for the
+ * The console's routes: its pages (`/console`, `/console/{page}`), rendered on the server for the
  * signed-in wallet (the sign-in page without a session), and its content-hashed browser files.
  */
 import type { AppDeps } from '../../shared/app/deps';

@@ -23,6 +23,8 @@ const itemBody = (form: HTMLFormElement) => {
     priceUsd: numberOf(value('priceUsd')) ?? '',
     ...(numberOf(value('stockQty')) !== undefined && { stockQty: numberOf(value('stockQty')) }),
     category: value('category'),
+    // Sent back as shown: a save replaces the whole item, so a field left out would be lost.
+    industryPack: value('industryPack'),
     description: value('description'),
     taxable: (form.elements.namedItem('taxable') as HTMLInputElement).checked,
     tags: value('tags')

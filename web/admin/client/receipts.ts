@@ -39,17 +39,28 @@ const every = (ms: number, tick: () => Promise<void>) => {
 };
 
 const liveList = () => {
-  const url = byId('live-note')?.dataset.liveList;
+  const note = byId('live-note');
+  const url = note?.dataset.liveList;
+  const one = note?.dataset.liveReceipt;
   if (!url) return;
+  const show = (receipt: ReceiptAnswer) => {
+    const badge = document.querySelector<HTMLElement>(`tr[data-receipt="${CSS.escape(receipt.receiptId)}"] [data-status]`);
+    if (badge && badge.dataset.status !== receipt.status) {
+      setBadge(badge, receipt.status);
+      say(`Receipt ${receipt.receiptId} is now ${statusLabel(receipt.status)}.`);
+    }
+  };
   every(LIST_POLL_MS, async () => {
     const answer = await api<{ receipts: ReceiptAnswer[] }>('GET', url);
     if (!answer.ok) return;
-    for (const receipt of answer.json.receipts) {
-      const badge = document.querySelector<HTMLElement>(`tr[data-receipt="${CSS.escape(receipt.receiptId)}"] [data-status]`);
-      if (badge && badge.dataset.status !== receipt.status) {
-        setBadge(badge, receipt.status);
-        say(`Receipt ${receipt.receiptId} is now ${statusLabel(receipt.status)}.`);
-      }
+    answer.json.receipts.forEach(show);
+    // A row the list no longer answers (its status left the filter, or newer receipts pushed it off) is read by itself.
+    const listed = new Set(answer.json.receipts.map((receipt) => receipt.receiptId));
+    const missing = [...document.querySelectorAll<HTMLElement>('tr[data-receipt]')].map((row) => row.dataset.receipt!).filter((id) => !listed.has(id));
+    if (!one) return;
+    for (const id of missing) {
+      const single = await api<ReceiptAnswer>('GET', one.replace('{id}', encodeURIComponent(id)));
+      if (single.ok) show(single.json);
     }
   });
 };

@@ -15,5 +15,5 @@ import { webhooksPage } from './webhooks';
 
 export const adminPages: readonly AdminPage[] = [overviewPage, splitPage, inventoryPage, settingsPage, apiKeysPage, receiptsPage, terminalPage, webhooksPage];
 
-/** The page at `/admin/<slug>` (`''` and `overview`: the overview), or undefined. */
+/** The page at `/console/<slug>` (`''` and `overview`: the overview), or undefined. */
 export const findPage = (slug: string): AdminPage | undefined => adminPages.find((page) => page.slug === (slug === 'overview' ? '' : slug));

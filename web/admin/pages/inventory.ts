@@ -6,6 +6,7 @@
  */
 import { listInventory } from '../../../shared/app/inventory-list';
 import { describeZodError } from '../../../shared/domain/errors';
+import { ID_PATTERN } from '../../../shared/domain/query-params';
 import { InventoryListQuery, inventorySortFields, type InventoryItem } from '../../../shared/domain/inventory';
 import { routes } from '../../../shared/http/routes';
 import { adminPath, attrs, checkbox, esc, errorSlot, field, fieldId, formStatus, notice, panel, select, usd, type AdminPage, type Html, type PageContext } from '../kit';
@@ -44,6 +45,7 @@ ${field({ name: 'name', label: 'Name', value: item?.name, required: true, maxlen
 ${field({ name: 'priceUsd', label: 'Price (USD)', value: item?.priceUsd, required: true, inputmode: 'decimal', hint: 'Before tax, at most 2 decimals.' })}
 ${field({ name: 'stockQty', label: 'Stock', value: item === undefined || item.stockQty === -1 ? '' : item.stockQty, inputmode: 'numeric', hint: 'How many you have; leave empty (or -1) not to track stock.' })}
 ${field({ name: 'category', label: 'Category', value: item?.category, maxlength: 100 })}
+${field({ name: 'industryPack', label: 'Industry pack', value: item?.industryPack, maxlength: 50, hint: 'Optional: the kind of shop it belongs to (restaurant, retail, …), for filters.' })}
 ${field({ name: 'tags', label: 'Tags', value: item?.tags.join(', '), hint: 'Separated by commas.' })}
 ${textarea('description', 'Description', item?.description ?? '')}
 ${checkbox({ name: 'taxable', label: 'Taxable', checked: item?.taxable ?? true, hint: 'Tax is added to this item’s price on orders.' })}
@@ -133,7 +135,8 @@ const render = async ({ deps, wallet, query }: PageContext): Promise<Html> => {
   const listQuery = parsed.success ? parsed.data : InventoryListQuery.parse({ limit: DEFAULT_LIMIT });
   const [list, edited] = await Promise.all([
     listInventory(deps, wallet, listQuery),
-    query.edit ? deps.inventory.get(wallet, query.edit) : Promise.resolve(undefined),
+    // An id no item can have is no item (the store may refuse it outright).
+    query.edit && ID_PATTERN.test(query.edit) ? deps.inventory.get(wallet, query.edit) : Promise.resolve(undefined),
   ]);
   const filtered = Object.keys(params).some((name) => name !== 'page' && name !== 'limit');
   const table =

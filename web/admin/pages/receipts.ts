@@ -72,7 +72,7 @@ ${page.nextCursor ? `<a class="button button-small" href="${esc(adminPath('recei
     'receipts-list',
     status ? `${statusLabel(status)} (${status})` : 'Newest first',
     `${filterForm(status)}
-<p class="hint live-note" id="live-note" data-live-list="${esc(listUrl)}">Statuses update by themselves every few seconds.</p>
+<p class="hint live-note" id="live-note" data-live-list="${esc(listUrl)}" data-live-receipt="${esc(routes.consoleReceiptsGet.path)}">Statuses update by themselves every few seconds.</p>
 ${table}
 ${pager}`,
   );
