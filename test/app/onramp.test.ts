@@ -1,4 +1,4 @@
-import { Contract, NonceManager, Wallet, parseEther, type JsonRpcProvider } from 'ethers';
+import { Contract, type NonceManager, type Wallet, type JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
 import { EvmChain } from '../../shared/adapters/evm/chain';
@@ -12,9 +12,9 @@ import { expireReceipts } from '../../shared/app/payments/expiry';
 import { verifyPayment } from '../../shared/app/payments/verify';
 import { createReceipt } from '../../shared/app/receipts';
 import { failureInfo, type FailureCode } from '../../shared/domain/failures';
-import { newMerchant } from '../../shared/domain/merchant';
 import { toWebhookBody } from '../../shared/domain/receipt-views';
 import type { OnrampProvider } from '../../shared/ports/onramp';
+import { merchantWithSplit, testAccounts } from '../support/chain-merchant';
 import { allStores } from '../support/stores';
 
 /**
@@ -27,22 +27,14 @@ const chainInfo = inject('chain');
 const SECRET = 'sandbox-secret-for-the-onramp-tests';
 const BASE_URL = 'http://service.test';
 let provider: JsonRpcProvider;
-let funder: NonceManager;
+let accounts: Awaited<ReturnType<typeof testAccounts>>;
 
 const erc20 = (address: string, signer: Wallet | NonceManager) => new Contract(address, testUsdcArtifact.abi, signer);
-
-const newWallet = async (): Promise<Wallet> => {
-  const wallet = new Wallet(Wallet.createRandom().privateKey, provider);
-  await provider.send('anvil_setBalance', [wallet.address, '0x' + parseEther('100').toString(16)]);
-  await (await erc20(chainInfo.usdc, funder).getFunction('mint')(wallet.address, 10_000_000_000n)).wait();
-  return wallet;
-};
+const newWallet = () => accounts.newWallet([chainInfo.usdc]);
 
 beforeAll(async () => {
   provider = createProvider(chainInfo.rpcUrl, chainInfo.chainId);
-  const key = Wallet.createRandom();
-  await provider.send('anvil_setBalance', [key.address, '0x' + parseEther('1000').toString(16)]);
-  funder = new NonceManager(new Wallet(key.privateKey, provider));
+  accounts = await testAccounts(provider);
 });
 afterAll(() => provider.destroy());
 
@@ -81,29 +73,7 @@ describe.each(allStores)('card payments through the sandbox on-ramp on $name', (
         payments: { ...base.settings.payments, confirmations: 1 },
       },
     };
-    merchant = Wallet.createRandom().address.toLowerCase();
-    const platform = Wallet.createRandom().address.toLowerCase();
-    const deployed = await chain.deploySplit([
-      { address: merchant, bps: 9_900 },
-      { address: platform, bps: 100 },
-    ]);
-    split = deployed.address;
-    const now = Date.now();
-    await deps.merchants.upsert(merchant, {
-      ...newMerchant(merchant, now),
-      split: {
-        address: split,
-        recipients: [
-          { address: merchant, bps: 9_900, role: 'merchant' },
-          { address: platform, bps: 100, role: 'platform' },
-        ],
-        platformFeeBps: 100,
-        partnerFeeBps: 0,
-        txHash: deployed.txHash,
-        chainId: chainInfo.chainId,
-        deployedAt: now,
-      },
-    });
+    ({ merchant, split } = await merchantWithSplit(deps, chain));
   }, 60_000);
   afterAll(() => chain.destroy());
 
@@ -136,7 +106,7 @@ describe.each(allStores)('card payments through the sandbox on-ramp on $name', (
     await sandboxCheckout(deps, session.sessionId);
     expect((await receiptOf(id)).statusHistory.filter((change) => change.status === 'checkout_initialized')).toHaveLength(1);
 
-    const balanceBefore: bigint = await erc20(chainInfo.usdc, funder).getFunction('balanceOf').staticCall(split);
+    const balanceBefore: bigint = await erc20(chainInfo.usdc, accounts.funder).getFunction('balanceOf').staticCall(split);
     const next = await sandboxFinish(deps, session.sessionId, SANDBOX_SUCCESS);
     expect(next).toBe('https://shop.example/thanks');
     const receipt = await receiptOf(id);
@@ -144,7 +114,7 @@ describe.each(allStores)('card payments through the sandbox on-ramp on $name', (
     const charge = sandboxCharge(Number(session.quote.display));
     expect(receipt).toMatchObject({ status: 'paid', token: 'USDC', amountPaid: session.quote.amount, onrampSessionId: session.sessionId, isOnrampSessionUnique: true, onrampSourceAmountUsd: charge });
     expect(charge).toBeGreaterThan(receipt.customerTotalUsd);
-    const balanceAfter: bigint = await erc20(chainInfo.usdc, funder).getFunction('balanceOf').staticCall(split);
+    const balanceAfter: bigint = await erc20(chainInfo.usdc, accounts.funder).getFunction('balanceOf').staticCall(split);
     expect(balanceAfter - balanceBefore).toBe(BigInt(session.quote.amount));
     const mined = await provider.getTransactionReceipt(receipt.transactionHash!);
     expect(mined?.status).toBe(1);

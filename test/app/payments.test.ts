@@ -13,7 +13,7 @@ import { expireReceipts } from '../../shared/app/payments/expiry';
 import { commitPendingStock } from '../../shared/app/payments/stock';
 import { createReceipt } from '../../shared/app/receipts';
 import { InventoryUpsertInput } from '../../shared/domain/inventory';
-import { newMerchant } from '../../shared/domain/merchant';
+import { merchantWithSplit } from '../support/chain-merchant';
 import { allStores } from '../support/stores';
 
 /**
@@ -79,28 +79,7 @@ describe.each(allStores)('payments on $name', (store) => {
         payments: { ...base.settings.payments, confirmations: 1, explorerUrl: 'https://explorer.example', ethUsdFeed: await feed.getAddress() },
       },
     };
-    merchant = Wallet.createRandom().address.toLowerCase();
-    const platform = Wallet.createRandom().address.toLowerCase();
-    const deployed = await chain.deploySplit([
-      { address: merchant, bps: 9_900 },
-      { address: platform, bps: 100 },
-    ]);
-    split = deployed.address;
-    await deps.merchants.upsert(merchant, {
-      ...newMerchant(merchant, now),
-      split: {
-        address: split,
-        recipients: [
-          { address: merchant, bps: 9_900, role: 'merchant' },
-          { address: platform, bps: 100, role: 'platform' },
-        ],
-        platformFeeBps: 100,
-        partnerFeeBps: 0,
-        txHash: deployed.txHash,
-        chainId: chainInfo.chainId,
-        deployedAt: now,
-      },
-    });
+    ({ merchant, split } = await merchantWithSplit(deps, chain));
   });
   afterAll(() => chain.destroy());
 

@@ -1,3 +1,4 @@
+import { merchantWithSplit } from '../support/chain-merchant';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,6 @@ import { createProvider } from '../../shared/adapters/evm/provider';
 import type { AppDeps } from '../../shared/app/deps';
 import { createReceipt } from '../../shared/app/receipts';
 import { memoryDeps } from '../../shared/composition';
-import { newMerchant } from '../../shared/domain/merchant';
 import type { ReceiptProof } from '../../shared/domain/receipt-proof';
 import { startHost, type RunningHost } from '../support/http';
 import { root } from '../support/stack';
@@ -64,28 +64,7 @@ beforeAll(async () => {
       payments: { ...base.settings.payments, confirmations: 1, ethUsdFeed },
     },
   };
-  const platform = Wallet.createRandom().address.toLowerCase();
-  const deployed = await chain.deploySplit([
-    { address: merchant, bps: 9_900 },
-    { address: platform, bps: 100 },
-  ]);
-  split = deployed.address.toLowerCase();
-  const now = Date.now();
-  await deps.merchants.upsert(merchant, {
-    ...newMerchant(merchant, now),
-    split: {
-      address: split,
-      recipients: [
-        { address: merchant, bps: 9_900, role: 'merchant' },
-        { address: platform, bps: 100, role: 'platform' },
-      ],
-      platformFeeBps: 100,
-      partnerFeeBps: 0,
-      txHash: deployed.txHash,
-      chainId: chainInfo.chainId,
-      deployedAt: now,
-    },
-  });
+  ({ split } = await merchantWithSplit(deps, chain, merchant));
   host = await startHost(deps);
 }, 60_000);
 afterAll(async () => {

@@ -3,6 +3,7 @@
  * on the Cosmos protocol server and the run's anvil chain through the real EVM adapter. The merchant,
  * its split, the feed and the buyer are fresh, so nothing here races the other test files' accounts.
  */
+import { merchantWithSplit } from '../support/chain-merchant';
 import { Contract, ContractFactory, NonceManager, Wallet, parseEther, type JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EvmChain } from '../../shared/adapters/evm/chain';
@@ -11,7 +12,6 @@ import { createProvider } from '../../shared/adapters/evm/provider';
 import type { AppDeps } from '../../shared/app/deps';
 import { createReceipt } from '../../shared/app/receipts';
 import { updateShopConfig } from '../../shared/app/shop-config';
-import { newMerchant } from '../../shared/domain/merchant';
 import { ZERO_ADDRESS } from '../../shared/domain/payment';
 import { addMerchant, startHost, type RunningHost } from '../support/http';
 import { cosmosStore } from '../support/stores';
@@ -83,29 +83,7 @@ beforeAll(async () => {
       payments: { ...base.settings.payments, confirmations: 1, ethUsdFeed: await feed.getAddress() },
     },
   };
-  merchant = Wallet.createRandom().address.toLowerCase();
-  platform = Wallet.createRandom().address.toLowerCase();
-  const deployed = await chain.deploySplit([
-    { address: merchant, bps: 9_900 },
-    { address: platform, bps: 100 },
-  ]);
-  split = deployed.address;
-  const now = Date.now();
-  await deps.merchants.upsert(merchant, {
-    ...newMerchant(merchant, now),
-    split: {
-      address: split,
-      recipients: [
-        { address: merchant, bps: 9_900, role: 'merchant' },
-        { address: platform, bps: 100, role: 'platform' },
-      ],
-      platformFeeBps: 100,
-      partnerFeeBps: 0,
-      txHash: deployed.txHash,
-      chainId: chainInfo.chainId,
-      deployedAt: now,
-    },
-  });
+  ({ merchant, platform, split } = await merchantWithSplit(deps, chain));
   apiKey = (await addMerchant(deps, merchant, { plan: 'pro' })).apiKey;
   host = await startHost(deps);
 
