@@ -11,7 +11,7 @@ import { portalCodeFor } from '../domain/onramp-codes';
 import type { PaymentAnswer, QuoteView } from '../domain/portal-views';
 import { hasExpired, type OnrampRecord, type Receipt, type ReceiptStatus } from '../domain/receipt';
 import { DependencyUnavailableError, DuplicateKeyError } from '../ports/errors';
-import { OnrampRefusedError, OnrampSignatureError, type OnrampEvent, type OnrampProviderName, type OnrampSession } from '../ports/onramp';
+import { OnrampRefusedError, OnrampSignatureError, type OnrampEvent, type OnrampProvider, type OnrampProviderName, type OnrampSession } from '../ports/onramp';
 import type { AppDeps } from './deps';
 import { withEtagRetry } from './etag-retry';
 import { loadMerchant } from './merchants';
@@ -72,7 +72,7 @@ const writeReceipt = (deps: OnrampDeps, receiptId: string, change: (current: Rec
     },
   );
 
-const answerFor = (deps: OnrampDeps, provider: OnrampProviderName, record: OnrampRecord, receipt: Receipt): OnrampAnswer => {
+const answerFor = (provider: OnrampProviderName, record: OnrampRecord, receipt: Receipt): OnrampAnswer => {
   const quote = receipt.quotes?.find((candidate) => candidate.quoteId === record.quoteId);
   if (!quote) throw new DomainError('conflict', 'the card session lost its quote; try again');
   return { ok: true, provider, sessionId: record.sessionId, url: record.redirectTo, clientSecret: null, quote: toQuoteView(quote) };
@@ -80,6 +80,8 @@ const answerFor = (deps: OnrampDeps, provider: OnrampProviderName, record: Onram
 
 /** How long a second open waits for the first to finish making its session. */
 const OPEN_WAIT_MS = 5_000;
+/** How long an opener holds the receipt's card session lock at most. */
+const OPEN_LOCK_MS = 60_000;
 
 /**
  * Opens a provider session for the receipt: its USDC quote (made if there is none), to the merchant's
@@ -98,22 +100,40 @@ export const openOnrampSession = async (deps: OnrampDeps, receiptId: string, cus
     if (current.state === 'processing' || current.state === 'delivered') {
       throw new DomainError('conflict', 'a card payment of this receipt is being delivered; wait for it to arrive');
     }
-    return answerFor(deps, provider.name, current, receipt);
+    return answerFor(provider.name, current, receipt);
   }
 
-  // One opener per session replaced (or the first): another one waits for its session.
+  // One opener per session replaced (or the first): another one waits for its session. The lock
+  // ends by itself, so an opener that stopped half way does not hold the receipt's card payments.
   const lock = `onramp-open:${receipt.receiptId}:${current?.sessionId ?? 'first'}`;
+  const now = deps.clock.now();
+  const claim = { id: lock, owner: `${receipt.wallet}:${receipt.receiptId}`, createdAt: now, expiresAt: now + OPEN_LOCK_MS };
   try {
-    await deps.claims.create(lock, { id: lock, owner: `${receipt.wallet}:${receipt.receiptId}`, createdAt: deps.clock.now() });
+    await deps.claims.create(lock, claim);
   } catch (error) {
     if (!(error instanceof DuplicateKeyError)) throw error;
-    for (const until = Date.now() + OPEN_WAIT_MS; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 100))) {
-      const latest = (await findReceipt(deps, receiptId)).value;
-      if (latest.onramp && latest.onramp.sessionId !== current?.sessionId) return answerFor(deps, provider.name, latest.onramp, latest);
-    }
-    throw new DomainError('conflict', 'a card session for this receipt is being opened; try again');
+    const held = await deps.claims.get(lock, lock);
+    const expired = held !== undefined && (held.value.expiresAt ?? Infinity) <= now;
+    // An expired lock is taken over (one taker wins its ETag); otherwise the opener holding it is waited for.
+    const taken = expired && (await deps.claims.replace(lock, claim, held.etag).then(() => true, () => false));
+    if (!taken) return waitForSession(deps, receiptId, provider.name, current);
   }
+  return createAndRecordSession(deps, provider, receipt, lock, customerIp);
+};
 
+/** Waits for another opener's session; a conflict (409) when it does not come. */
+const waitForSession = async (deps: OnrampDeps, receiptId: string, provider: OnrampProviderName, current: OnrampRecord | null | undefined): Promise<OnrampAnswer> => {
+  for (const until = Date.now() + OPEN_WAIT_MS; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 100))) {
+    const latest = (await findReceipt(deps, receiptId)).value;
+    if (latest.onramp && latest.onramp.sessionId !== current?.sessionId) return answerFor(provider, latest.onramp, latest);
+  }
+  throw new DomainError('conflict', 'a card session for this receipt is being opened; try again');
+};
+
+/** Makes the session (holding `lock`) for a fresh USDC quote, and records it on the receipt. */
+const createAndRecordSession = async (deps: OnrampDeps, provider: OnrampProvider, receipt: Receipt, lock: string, customerIp: string | null): Promise<OnrampAnswer> => {
+  const receiptId = receipt.receiptId;
+  const current = receipt.onramp;
   let session: OnrampSession;
   let quote: QuoteView;
   try {

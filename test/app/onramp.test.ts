@@ -267,6 +267,18 @@ describe.each(allStores)('card payments through the sandbox on-ramp on $name', (
     await expect(openOnrampSession(deps, id, null)).rejects.toMatchObject({ code: 'conflict' });
   });
 
+  it('an opener that stopped half way holds the receipt only until its lock ends', async () => {
+    const id = await newReceipt();
+    const lock = `onramp-open:${id}:first`;
+    await deps.claims.create(lock, { id: lock, owner: `${merchant}:${id}`, createdAt: Date.now() - 120_000, expiresAt: Date.now() - 60_000 });
+    expect((await openOnrampSession(deps, id, null)).sessionId).toMatch(/^sbx_/);
+    // A lock still held is waited for, then answered 409.
+    const other = await newReceipt();
+    const held = `onramp-open:${other}:first`;
+    await deps.claims.create(held, { id: held, owner: `${merchant}:${other}`, createdAt: Date.now(), expiresAt: Date.now() + 60_000 });
+    await expect(openOnrampSession(deps, other, null)).rejects.toMatchObject({ code: 'conflict' });
+  }, 30_000);
+
   it('without a provider the portal offers no card and refuses to open a session', async () => {
     const id = await newReceipt();
     const without = { ...deps, onramp: undefined as OnrampProvider | undefined };
