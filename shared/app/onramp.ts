@@ -15,7 +15,7 @@ import { OnrampRefusedError, OnrampSignatureError, type OnrampEvent, type Onramp
 import type { AppDeps } from './deps';
 import { withEtagRetry } from './etag-retry';
 import { loadMerchant } from './merchants';
-import { findReceipt, notPayableReason, quoteFor, toQuoteView } from './payments/portal';
+import { findReceipt, notPayableReason, quoteFor, refuse, toQuoteView } from './payments/portal';
 import { verifyPayment, type VerifyDeps } from './payments/verify';
 import { changeStatus } from './receipt-status';
 
@@ -94,7 +94,7 @@ export const openOnrampSession = async (deps: OnrampDeps, receiptId: string, cus
   const provider = providerOf(deps);
   const { value: receipt } = await findReceipt(deps, receiptId);
   const reason = notPayableReason(deps, receipt, await loadMerchant(deps, receipt.wallet));
-  if (reason) await quoteFor(deps, receiptId, 'USDC'); // answers the refusal the quote route gives
+  if (reason) refuse(reason, receipt);
   const current = receipt.onramp;
   if (current && current.provider === provider.name && current.state !== 'rejected') {
     if (current.state === 'processing' || current.state === 'delivered') {

@@ -13,7 +13,7 @@ import { expireReceipts } from '../../shared/app/payments/expiry';
 import { commitPendingStock } from '../../shared/app/payments/stock';
 import { createReceipt } from '../../shared/app/receipts';
 import { InventoryUpsertInput } from '../../shared/domain/inventory';
-import { merchantWithSplit } from '../support/chain-merchant';
+import { merchantWithSplit, testAccounts } from '../support/chain-merchant';
 import { allStores } from '../support/stores';
 
 /**
@@ -23,23 +23,16 @@ import { allStores } from '../support/stores';
  */
 const chainInfo = inject('chain');
 let provider: JsonRpcProvider;
-let funder: NonceManager;
+let accounts: Awaited<ReturnType<typeof testAccounts>>;
 
 const erc20 = (address: string, signer: Wallet | NonceManager) => new Contract(address, testUsdcArtifact.abi, signer);
 
 /** A fresh wallet with ETH for gas and 10,000 of each test token. */
-const newWallet = async (): Promise<Wallet> => {
-  const wallet = new Wallet(Wallet.createRandom().privateKey, provider);
-  await provider.send('anvil_setBalance', [wallet.address, '0x' + parseEther('100').toString(16)]);
-  for (const token of [chainInfo.usdc, chainInfo.usdt]) await (await erc20(token, funder).getFunction('mint')(wallet.address, 10_000_000_000n)).wait();
-  return wallet;
-};
+const newWallet = () => accounts.newWallet([chainInfo.usdc, chainInfo.usdt]);
 
 beforeAll(async () => {
   provider = createProvider(chainInfo.rpcUrl, chainInfo.chainId);
-  const key = Wallet.createRandom();
-  await provider.send('anvil_setBalance', [key.address, '0x' + parseEther('1000').toString(16)]);
-  funder = new NonceManager(new Wallet(key.privateKey, provider));
+  accounts = await testAccounts(provider);
 });
 afterAll(() => provider.destroy());
 

@@ -17,7 +17,7 @@ import { Interface, Wallet } from 'ethers';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../shared/webhook-verify.mjs';
-import { launchBrowser, openPage, photographer, rpc, type OpenedPage } from '../support/browser';
+import { impersonatedWallet, launchBrowser, openPage, photographer, rpc, signInToConsole, type OpenedPage } from '../support/browser';
 import { startReceiver } from '../support/receiver';
 import { call, root, stackEnv, startStack, stopStack, waitFor, type StartedStack } from '../support/stack';
 
@@ -54,23 +54,13 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 }, 60_000);
 
-/** A wallet no one has used: anvil sends its transactions (impersonated, with 10 test ETH); it signs messages here. */
-const newMerchant = async () => {
-  const wallet = Wallet.createRandom();
-  const account = wallet.address.toLowerCase();
-  await rpc(rpcUrl, 'anvil_setBalance', [account, '0x8ac7230489e80000']);
-  await rpc(rpcUrl, 'anvil_impersonateAccount', [account]);
-  return { account, privateKey: wallet.privateKey };
-};
+const newMerchant = () => impersonatedWallet(rpcUrl);
 type Merchant = Awaited<ReturnType<typeof newMerchant>>;
 
 const openAs = (merchant: Merchant, viewport: { width: number; height: number }): Promise<OpenedPage> =>
   openPage(browser, rpcUrl, viewport, { account: merchant.account, privateKey: merchant.privateKey });
 
-const signIn = async (page: Page) => {
-  await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
-  await page.locator('#sign-out').waitFor({ timeout: 20_000 });
-};
+const signIn = signInToConsole;
 
 /** A JSON call from the page, with its session cookie and CSRF token (what the console's own script sends). */
 const fromPage = (page: Page, method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> =>

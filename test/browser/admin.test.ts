@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { Interface, Wallet } from 'ethers';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openPage, photographer, rpc, type OpenedPage } from '../support/browser';
+import { impersonatedWallet, launchBrowser, openPage, photographer, rpc, signInToConsole, type OpenedPage } from '../support/browser';
 import { root, stackEnv, startStack, stopStack, type StartedStack } from '../support/stack';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'admin-browser-'));
@@ -61,14 +61,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 }, 60_000);
 
-/** A wallet no one has used: anvil sends its transactions (impersonated, with 10 test ETH); it signs messages here. */
-const newMerchant = async () => {
-  const wallet = Wallet.createRandom();
-  const account = wallet.address.toLowerCase();
-  await rpc(rpcUrl, 'anvil_setBalance', [account, '0x8ac7230489e80000']);
-  await rpc(rpcUrl, 'anvil_impersonateAccount', [account]);
-  return { account, privateKey: wallet.privateKey };
-};
+const newMerchant = () => impersonatedWallet(rpcUrl);
 
 type Merchant = Awaited<ReturnType<typeof newMerchant>>;
 
@@ -83,11 +76,7 @@ const waitForMined = async (hash: string) => {
 
 const openAs = (merchant: Merchant | undefined, viewport = phone): Promise<OpenedPage> => openPage(browser, rpcUrl, viewport, merchant && { account: merchant.account, privateKey: merchant.privateKey });
 
-/** Signs in on the sign-in page the console shows without a session; the same address then shows its page. */
-const signIn = async (page: Page) => {
-  await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
-  await page.locator('#sign-out').waitFor({ timeout: 20_000 });
-};
+const signIn = signInToConsole;
 
 describe('the merchant console in a browser', () => {
   it('shows the sign-in page without a session, signs a new wallet in and out', async () => {

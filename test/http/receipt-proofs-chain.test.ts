@@ -1,4 +1,4 @@
-import { merchantWithSplit } from '../support/chain-merchant';
+import { merchantWithSplit, testAccounts } from '../support/chain-merchant';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +22,7 @@ import { root } from '../support/stack';
  */
 const chainInfo = inject('chain');
 let provider: JsonRpcProvider;
-let funder: NonceManager;
+let accounts: Awaited<ReturnType<typeof testAccounts>>;
 let chain: EvmChain;
 let deps: AppDeps;
 let host: RunningHost;
@@ -33,18 +33,11 @@ const dir = mkdtempSync(join(tmpdir(), 'receipt-proofs-'));
 const erc20 = (address: string, signer: Wallet | NonceManager) => new Contract(address, testUsdcArtifact.abi, signer);
 
 /** A fresh wallet with ETH for gas and 10,000 test USDC. */
-const newWallet = async (): Promise<Wallet> => {
-  const wallet = new Wallet(Wallet.createRandom().privateKey, provider);
-  await provider.send('anvil_setBalance', [wallet.address, '0x' + parseEther('100').toString(16)]);
-  await (await erc20(chainInfo.usdc, funder).getFunction('mint')(wallet.address, 10_000_000_000n)).wait();
-  return wallet;
-};
+const newWallet = () => accounts.newWallet([chainInfo.usdc]);
 
 beforeAll(async () => {
   provider = createProvider(chainInfo.rpcUrl, chainInfo.chainId);
-  const key = Wallet.createRandom();
-  await provider.send('anvil_setBalance', [key.address, '0x' + parseEther('1000').toString(16)]);
-  funder = new NonceManager(new Wallet(key.privateKey, provider));
+  accounts = await testAccounts(provider);
   const relayer = await newWallet();
   const feedOwner = await newWallet();
   const feed = (await new ContractFactory(mockAggregatorArtifact.abi, mockAggregatorArtifact.bytecode, feedOwner).deploy(3000n * 10n ** 8n)) as Contract;

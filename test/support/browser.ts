@@ -118,3 +118,18 @@ export const openPage = async (browser: Browser, rpcUrl: string, viewport: { wid
 
 /** Screenshots of a scenario's steps into `dir`: `<scenario>-<step>.png`, the whole page. */
 export const photographer = (dir: string) => (page: Page, scenario: string, step: string) => page.screenshot({ path: join(dir, `${scenario}-${step}.png`), fullPage: true });
+
+/** A wallet no one has used: anvil sends its transactions (impersonated, with 10 test ETH); it signs messages here. */
+export const impersonatedWallet = async (rpcUrl: string) => {
+  const wallet = Wallet.createRandom();
+  const account = wallet.address.toLowerCase();
+  await rpc(rpcUrl, 'anvil_setBalance', [account, '0x8ac7230489e80000']);
+  await rpc(rpcUrl, 'anvil_impersonateAccount', [account]);
+  return { account, privateKey: wallet.privateKey };
+};
+
+/** Signs in on the sign-in page the console shows without a session; the same address then shows its page. */
+export const signInToConsole = async (page: Page) => {
+  await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
+  await page.locator('#sign-out').waitFor({ timeout: 20_000 });
+};

@@ -5,6 +5,7 @@
  * without a session: sign-in and not found.
  */
 import { ADMIN_ROOT, adminPath, attrs, esc, notice, type AdminPage, type Html } from './kit';
+import { documentHead } from '../portal/render';
 
 export interface ConsoleAssets {
   script: string;
@@ -25,17 +26,7 @@ export interface FrameInput {
   chainId: number;
 }
 
-const document = (input: FrameInput, title: string, bodyAttributes: Record<string, string | undefined>, body: Html): Html => `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<meta name="referrer" content="no-referrer">
-<title>${esc(title)}</title>
-<link rel="stylesheet" href="${esc(input.assets.style)}">
-<script src="${esc(input.assets.script)}" defer></script>
-</head>
+const document = (input: FrameInput, title: string, bodyAttributes: Record<string, string | undefined>, body: Html): Html => `${documentHead({ title, style: input.assets.style, script: input.assets.script })}
 <body${attrs({
   ...bodyAttributes,
   'data-nonce-url': input.endpoints.nonce,

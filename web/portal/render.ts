@@ -265,7 +265,8 @@ const shopHeader = (view: PortalView): Html => {
   return `<header class="shop">${logo}<h1 class="shop-name">${escapeHtml(view.shop.name)}</h1></header>`;
 };
 
-export const htmlDocument = (head: { title: string; style: string; script?: string }, rootAttributes: string, body: Html): Html => `<!doctype html>
+/** The start of every page of the service up to `</head>`: not indexed, no referrer, its stylesheet and (deferred) script. */
+export const documentHead = (head: { title: string; style: string; script?: string }): Html => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -274,7 +275,9 @@ export const htmlDocument = (head: { title: string; style: string; script?: stri
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(head.title)}</title>
 <link rel="stylesheet" href="${escapeHtml(head.style)}">
-${head.script ? `<script src="${escapeHtml(head.script)}" defer></script>\n` : ''}</head>
+${head.script ? `<script src="${escapeHtml(head.script)}" defer></script>\n` : ''}</head>`;
+
+export const htmlDocument = (head: { title: string; style: string; script?: string }, rootAttributes: string, body: Html): Html => `${documentHead(head)}
 <body>
 <div class="page"${rootAttributes}>
 ${body}

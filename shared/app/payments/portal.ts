@@ -150,7 +150,8 @@ export const getPortalView = async (deps: PortalDeps, receiptId: string): Promis
   };
 };
 
-const refuse = (reason: NotPayable, receipt: Receipt): never => {
+/** The refusal (and its code) for a receipt that cannot be paid now. */
+export const refuse = (reason: NotPayable, receipt: Receipt): never => {
   if (reason === 'split_required') throw new DomainError('split_required', 'this shop has no split contract yet, so it cannot take payments');
   if (reason === 'no_chain') throw new DependencyUnavailableError('chain', 'payments are not configured on this deployment');
   const why = { paid: 'is already paid', refunded: 'has been refunded', expired: 'has expired', not_payable: 'cannot be paid' }[reason];
