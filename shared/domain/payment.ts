@@ -181,6 +181,19 @@ export interface JudgeInput {
 
 const lower = (text: string) => text.toLowerCase();
 
+/**
+ * How far a block's time may fall before an instant of ours and still count as after it. The chain's
+ * clock is not ours: a block carries its slot's start, which can precede a transaction sent within
+ * that slot; a node's clock can run whole seconds behind (anvil started under load keeps such an
+ * offset for good); servers drift. A minute covers these. It lets no earlier payment in: a quote's
+ * amount stays claimed for the lock plus the receipt's expiry, far longer, and a hash counts once.
+ */
+export const CHAIN_CLOCK_SKEW_SECONDS = 60;
+
+/** Was a block (its timestamp in seconds) mined before this instant of ours (ms), beyond the skew? */
+export const minedBefore = (blockTimestamp: number, instantMs: number): boolean =>
+  blockTimestamp < Math.floor(instantMs / 1000) - CHAIN_CLOCK_SKEW_SECONDS;
+
 /** ERC-20 `transfer(address,uint256)`: its selector, and the recipient word that follows. */
 const TRANSFER_SELECTOR = '0xa9059cbb';
 const transfersTo = (data: string, recipient: string) =>
@@ -189,7 +202,7 @@ const transfersTo = (data: string, recipient: string) =>
 /**
  * Does this transaction pay this receipt? Every rule of a payment, in order: mined with enough
  * confirmations; succeeded; moved a quoted token (or ETH) to the receipt's split; mined no earlier
- * than the receipt was made; covers the quoted amount (within the lock) or, after it, the amount at
+ * than the receipt was made (give or take the chain's clock skew); covers the quoted amount (within the lock) or, after it, the amount at
  * the current price less the slippage tolerance. Less than quoted leaves the receipt unpaid.
  */
 export const judgePayment = (input: JudgeInput): Judgement => {
@@ -204,7 +217,7 @@ export const judgePayment = (input: JudgeInput): Judgement => {
     const quotedToken = receipt.quotes.some((quote) => quote.tokenAddress !== null && lower(quote.tokenAddress) === to);
     const aimed = to === split || (quotedToken && transfersTo(lower(tx.data), split));
     if (!aimed) return { kind: 'not_a_payment', reason: 'the transaction reverted and was not a payment to this receipt' };
-    return tx.blockTimestamp < Math.floor(receipt.createdAt / 1000) ? { kind: 'before_receipt' } : { kind: 'reverted' };
+    return minedBefore(tx.blockTimestamp, receipt.createdAt) ? { kind: 'before_receipt' } : { kind: 'reverted' };
   }
   // The token is the newest quote's whose token reached the split in this transaction.
   const received = new Map<string, bigint>();
@@ -222,7 +235,7 @@ export const judgePayment = (input: JudgeInput): Judgement => {
       tx.moves.some((move) => lower(move.to) === split && lower(move.token) === lower(candidate.tokenAddress ?? ZERO_ADDRESS) && move.amount === candidate.amount),
     ) ?? newestFirst.find((candidate) => received.has(lower(candidate.tokenAddress ?? ZERO_ADDRESS)));
   if (!quote) return { kind: 'not_a_payment', reason: 'the transaction moved no quoted token to this receipt’s split' };
-  if (tx.blockTimestamp < Math.floor(receipt.createdAt / 1000)) return { kind: 'before_receipt' };
+  if (minedBefore(tx.blockTimestamp, receipt.createdAt)) return { kind: 'before_receipt' };
 
   const tokenAddress = lower(quote.tokenAddress ?? ZERO_ADDRESS);
   // `own`: what this transaction brought; `total`: with what earlier underpayments brought.

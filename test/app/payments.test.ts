@@ -115,6 +115,24 @@ describe.each(allStores)('payments on $name', (store) => {
     await expect(quoteFor(deps, id, token)).rejects.toMatchObject({ code: 'receipt_not_payable' });
   });
 
+  it('a payment made at once is paid though the chain’s clock runs seconds behind ours (a node started under load, a block stamped at its slot’s start)', async () => {
+    // The receipt and its quote are made by a clock 3 s ahead of the chain's; the buyer pays at once.
+    const ahead = { ...deps, clock: { now: () => Date.now() + 3_000 } };
+    const id = `pay-${store.name}-${++serial}-${Date.now()}`;
+    await createReceipt(ahead, { wallet: merchant, subscriptionId: null }, { id, lineItems: [{ label: 'Beans', priceUsd: 52.02 }], totalUsd: 52.02 });
+    const quote = await quoteFor(ahead, id, 'USDC');
+    const hash = await pay(await newWallet(), quote);
+    expect(await verifyPayment(ahead, id, hash)).toMatchObject({ outcome: 'paid', status: 'paid' });
+    const unpaid = `pay-${store.name}-${++serial}-${Date.now()}`;
+    await createReceipt(ahead, { wallet: merchant, subscriptionId: null }, { id: unpaid, lineItems: [{ label: 'Beans', priceUsd: 52.02 }], totalUsd: 52.02 });
+    const reverted = await quoteFor(ahead, unpaid, 'USDC');
+    const poor = new Wallet(Wallet.createRandom().privateKey, provider);
+    await provider.send('anvil_setBalance', [poor.address, '0x' + parseEther('1').toString(16)]);
+    const tx = await erc20(chainInfo.usdc, poor).getFunction('transfer')(split, BigInt(reverted.amount), { gasLimit: 100_000 });
+    await tx.wait().catch(() => undefined);
+    expect(await verifyPayment(ahead, unpaid, tx.hash)).toMatchObject({ outcome: 'reverted', status: 'failed' });
+  });
+
   it('tags make each open quote of one total unique, and a plain transfer is matched by the watcher', async () => {
     const [a, b] = [await newReceipt(19.99), await newReceipt(19.99)];
     const [qa, qb] = [await quoteFor(deps, a, 'USDC'), await quoteFor(deps, b, 'USDC')];

@@ -9,7 +9,7 @@ import type { AppDeps } from '../../shared/app/deps';
 import { refundTxClaimId, requestRefund, verifyRefund, watchRefunds } from '../../shared/app/payments/refunds';
 import { memoryDeps, setDeps } from '../../shared/composition';
 import { DomainError } from '../../shared/domain/errors';
-import type { PayTokenSymbol, Quote } from '../../shared/domain/payment';
+import { CHAIN_CLOCK_SKEW_SECONDS, type PayTokenSymbol, type Quote } from '../../shared/domain/payment';
 import { newReceipt, type Receipt, type ReceiptStatus } from '../../shared/domain/receipt';
 import { toReceiptView } from '../../shared/domain/receipt-views';
 import { chainForTests } from '../support/chain';
@@ -214,6 +214,14 @@ describe('verifyRefund on chain', () => {
     expect(await refused(requestRefund(deps, merchantWallet, { id: receipt.receiptId }))).toMatchObject({ code: 'receipt_not_payable' });
   });
 
+  it('a refund sent at once is verified though the chain’s clock runs seconds behind ours', async () => {
+    const receipt = await paidReceipt({ usd: 12.5 });
+    now = (await chainTime()) + 3_000;
+    const { refund } = await requestRefund(deps, merchantWallet, { id: receipt.receiptId });
+    const tx = await send(usdc, refund.to, refund.amount);
+    expect((await verifyRefund(deps, merchantWallet, receipt.receiptId, tx.hash)).outcome).toBe('refunded');
+  });
+
   it('a partial refund, then the rest', async () => {
     const receipt = await paidReceipt({ usd: 52.02 });
     const first = (await requestRefund(deps, merchantWallet, { id: receipt.receiptId, amountUsd: 20 })).refund;
@@ -287,7 +295,8 @@ describe('verifyRefund on chain', () => {
     it('mined before the refund was requested', async () => {
       const early = await paidReceipt({ usd: 12.5 });
       const tx = await send(usdc, early.buyerWallet!, 12_500_000n);
-      now = (await chainTime()) + 5_000;
+      // Requested more than the chain's clock skew after the transaction was mined.
+      now = (await chainTime()) + (CHAIN_CLOCK_SKEW_SECONDS + 5) * 1000;
       const late = (await requestRefund(deps, merchantWallet, { id: early.receiptId })).refund;
       const error = await refused(verifyRefund(deps, merchantWallet, early.receiptId, tx.hash));
       expect(error).toMatchObject({ code: 'not_a_payment' });

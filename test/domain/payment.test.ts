@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   baseAmount,
+  CHAIN_CLOCK_SKEW_SECONDS,
   formatUnits,
   isStale,
   judgePayment,
@@ -331,8 +332,9 @@ describe('judgePayment', () => {
     });
 
     it('does not count a reverted payment mined before the receipt was made', () => {
-      expect(judge({ tx: minedTx({ status: 0, blockTimestamp: RECEIPT_SECOND - 1, moves: [] }) })).toEqual({ kind: 'before_receipt' });
-      expect(judge({ tx: minedTx({ status: 0, blockTimestamp: RECEIPT_SECOND, moves: [] }) })).toEqual({ kind: 'reverted' });
+      expect(judge({ tx: minedTx({ status: 0, blockTimestamp: RECEIPT_SECOND - CHAIN_CLOCK_SKEW_SECONDS - 1, moves: [] }) })).toEqual({ kind: 'before_receipt' });
+      expect(judge({ tx: minedTx({ status: 0, blockTimestamp: RECEIPT_SECOND - CHAIN_CLOCK_SKEW_SECONDS, moves: [] }) })).toEqual({ kind: 'reverted' });
+      expect(judge({ tx: minedTx({ status: 0, blockTimestamp: RECEIPT_SECOND - 2, moves: [] }) })).toEqual({ kind: 'reverted' });
     });
 
     it('calls a reverted transaction aimed anywhere else not a payment', () => {
@@ -368,12 +370,16 @@ describe('judgePayment', () => {
   });
 
   describe('mined before the receipt', () => {
-    it('refuses a block a second before the receipt’s second', () => {
-      expect(judge({ tx: minedTx({ blockTimestamp: RECEIPT_SECOND - 1 }) })).toEqual({ kind: 'before_receipt' });
+    it('refuses a block stamped more than the chain’s clock skew before the receipt’s second', () => {
+      expect(CHAIN_CLOCK_SKEW_SECONDS).toBe(60);
+      expect(judge({ tx: minedTx({ blockTimestamp: RECEIPT_SECOND - CHAIN_CLOCK_SKEW_SECONDS - 1 }) })).toEqual({ kind: 'before_receipt' });
+      expect(judge({ tx: minedTx({ blockTimestamp: RECEIPT_SECOND - 3_600 }) })).toEqual({ kind: 'before_receipt' });
     });
 
-    it('accepts a block in the receipt’s own second (block times are whole seconds)', () => {
-      expect(judge({ tx: minedTx({ blockTimestamp: RECEIPT_SECOND }) })).toMatchObject({ kind: 'paid' });
+    it('accepts a block stamped up to the skew before the receipt: the chain’s clock is not ours (block times are whole seconds)', () => {
+      for (const behind of [0, 1, 2, 12, CHAIN_CLOCK_SKEW_SECONDS]) {
+        expect(judge({ tx: minedTx({ blockTimestamp: RECEIPT_SECOND - behind }) })).toMatchObject({ kind: 'paid' });
+      }
     });
   });
 

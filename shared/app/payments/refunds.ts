@@ -5,7 +5,7 @@
  */
 import { DomainError } from '../../domain/errors';
 import { toCents } from '../../domain/money';
-import { paymentUri, ZERO_ADDRESS, type Quote } from '../../domain/payment';
+import { minedBefore, paymentUri, ZERO_ADDRESS, type Quote } from '../../domain/payment';
 import type { Receipt, ReceiptStatus, Refund } from '../../domain/receipt';
 import { DependencyUnavailableError, DuplicateKeyError } from '../../ports/errors';
 import type { AppDeps } from '../deps';
@@ -155,7 +155,7 @@ export const verifyRefund = async (deps: RefundVerifyDeps, wallet: string, recei
     .reduce((sum, move) => sum + BigInt(move.amount), 0n);
   if (moved === 0n) throw notARefund(`the transaction moved no ${refund.token} from ${refund.from} to ${refund.to}`);
   if (moved < BigInt(refund.amount)) throw notARefund(`the transaction moved ${moved} of the ${refund.amount} the refund needs`);
-  if (tx.blockTimestamp < Math.floor(refund.requestedAt / 1000)) throw notARefund('the transaction was mined before the refund was requested');
+  if (minedBefore(tx.blockTimestamp, refund.requestedAt)) throw notARefund('the transaction was mined before the refund was requested');
 
   await claimRefundHash(deps, chain.chainId, receiptId, hash);
   const now = deps.clock.now();
