@@ -202,6 +202,9 @@ param relayerPrivateKey string = ''
 @secure()
 param receiptSigningKey string = ''
 
+@description('RECEIPT_SIGNERS_RETIRED: receipt-signing keys rotated out, as 0xaddress@time (ISO 8601 or Unix ms), comma-separated. Published at /.well-known/receipt-signer so proofs they signed for payments before that time keep verifying. Empty: none.')
+param receiptSignersRetired string = ''
+
 @description('STRIPE_SECRET_KEY (sk_live_… or a restricted rk_live_… key; sk_test_… on Base Sepolia) for the card on-ramp. Written into the Key Vault secret stripe-secret-key, which the app setting references when onrampProvider is stripe. Empty: the secret is left as it is.')
 @secure()
 param stripeSecretKey string = ''
@@ -366,6 +369,7 @@ module functionApp 'modules/functionapp.bicep' = {
     feedHeartbeatSeconds: feedHeartbeatSeconds
     chainConfirmations: chainConfirmations
     chainExplorerUrl: chainExplorerUrl
+    receiptSignersRetired: receiptSignersRetired
     quoteLockSeconds: quoteLockSeconds
     receiptExpirySeconds: receiptExpirySeconds
     paymentSlippageBps: paymentSlippageBps

@@ -59,6 +59,7 @@ export const settingsFrom = (config: Config): Settings => ({
   platformWallet: config.PLATFORM_WALLET,
   defaultPricing: { platformFeeBps: config.PLATFORM_FEE_BPS, partnerFeeBps: config.PARTNER_FEE_BPS, partnerWallet: config.PARTNER_WALLET ?? null },
   webhookHeaderPrefix: config.WEBHOOK_HEADER_PREFIX,
+  retiredReceiptSigners: config.RECEIPT_SIGNERS_RETIRED,
   tokens: [
     ...(config.USDC_ADDRESS ? [{ symbol: 'USDC' as const, address: config.USDC_ADDRESS, decimals: 6 }] : []),
     ...(config.USDT_ADDRESS ? [{ symbol: 'USDT' as const, address: config.USDT_ADDRESS, decimals: 6 }] : []),

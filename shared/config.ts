@@ -99,6 +99,28 @@ const EnvSchema = z.object({
     // Checked after the form only (a refinement runs on a failed regex too).
     .refine((key) => !/^0x[0-9a-fA-F]{64}$/.test(key) || (BigInt(key) > 0n && BigInt(key) < SECP256K1_ORDER), 'must be a valid secp256k1 private key')
     .optional(),
+  /**
+   * Receipt-signing keys rotated out, as `0xaddress@time` (an ISO 8601 time or Unix ms), comma-separated:
+   * published at `/.well-known/receipt-signer` so proofs they signed for payments before that time keep
+   * verifying. The key itself is gone from the service; only its address is kept.
+   */
+  RECEIPT_SIGNERS_RETIRED: z
+    .string()
+    .default('')
+    .transform((text) => text.split(',').map((entry) => entry.trim()).filter(Boolean))
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(/^0x[0-9a-fA-F]{40}@\S+$/, 'must be 0xaddress@time entries, comma-separated')
+          .transform((entry) => {
+            const [address, at] = entry.split('@') as [string, string];
+            return { address: address.toLowerCase(), retiredAt: /^\d+$/.test(at) ? Number(at) : Date.parse(at) };
+          })
+          .refine((retired) => Number.isSafeInteger(retired.retiredAt) && retired.retiredAt > 0, 'each time must be an ISO 8601 time or Unix ms'),
+      ),
+    )
+    .refine((retired) => new Set(retired.map((key) => key.address)).size === retired.length, 'an address may be retired once'),
   /** Blocks a payment needs (its own included) before it counts: 1 on the local chain; Base: 2. */
   CHAIN_CONFIRMATIONS: z.coerce.number().int().min(1).max(100).default(2),
   /** Block explorer for links to transactions (`<url>/tx/<hash>`), e.g. https://basescan.org. */

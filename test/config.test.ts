@@ -22,6 +22,20 @@ describe('configuration', () => {
     expect(() => loadConfig({ ...env, RECEIPT_SIGNING_KEY: '@Microsoft.KeyVault(SecretUri=https://kv.vault.azure.net/secrets/receipt-signing-key/)' })).toThrowError(/RECEIPT_SIGNING_KEY: the Key Vault reference did not resolve/);
   });
 
+  it('reads retired receipt signers as address@time (ISO 8601 or Unix ms), and refuses anything else', () => {
+    const env = { STORE: 'memory', APP_ENV: 'development' };
+    const a = `0x${'Ab'.repeat(20)}`;
+    const b = `0x${'cd'.repeat(20)}`;
+    expect(loadConfig(env).RECEIPT_SIGNERS_RETIRED).toEqual([]);
+    expect(loadConfig({ ...env, RECEIPT_SIGNERS_RETIRED: ` ${a}@2026-12-01T00:00:00Z , ${b}@1764547200000,` }).RECEIPT_SIGNERS_RETIRED).toEqual([
+      { address: a.toLowerCase(), retiredAt: Date.UTC(2026, 11, 1) },
+      { address: b, retiredAt: 1_764_547_200_000 },
+    ]);
+    for (const bad of [a, `${a}@`, `${a}@yesterday`, `0x1234@2026-12-01`, `${a}@2026-12-01,${a.toLowerCase()}@2026-12-02`, `${a}@0`]) {
+      expect(() => loadConfig({ ...env, RECEIPT_SIGNERS_RETIRED: bad }), bad).toThrowError(/RECEIPT_SIGNERS_RETIRED/);
+    }
+  });
+
   it('has defaults for the rest, treats empty values as unset and merges plan quotas', () => {
     const config = loadConfig({ STORE: 'memory', BASE_URL: '', PLAN_QUOTAS: '{"starter": 10}', JWT_SECRET: 'x'.repeat(32), DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') });
     expect(config).toMatchObject({ APP_ENV: 'production', BASE_URL: 'http://localhost:7071', STORE_AUTO_CREATE: false });

@@ -90,6 +90,9 @@ param chainConfirmations int
 @description('CHAIN_EXPLORER_URL.')
 param chainExplorerUrl string
 
+@description('RECEIPT_SIGNERS_RETIRED: receipt-signing keys rotated out (0xaddress@time, comma-separated).')
+param receiptSignersRetired string
+
 @description('QUOTE_LOCK_SECONDS.')
 param quoteLockSeconds int
 
@@ -207,6 +210,7 @@ var appSettings = concat(
     { name: 'DATA_ENCRYPTION_KEY', value: keyVaultReference.dataEncryptionKey }
     { name: 'RELAYER_PRIVATE_KEY', value: keyVaultReference.relayerPrivateKey }
     { name: 'RECEIPT_SIGNING_KEY', value: keyVaultReference.receiptSigningKey }
+    { name: 'RECEIPT_SIGNERS_RETIRED', value: receiptSignersRetired }
   ],
   edgeProxyEnabled ? [{ name: 'EDGE_SECRET', value: keyVaultReference.edgeSecret }] : [],
   onrampProvider == 'stripe'

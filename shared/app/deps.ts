@@ -55,6 +55,8 @@ export interface Settings {
   payments: PaymentSettings;
   /** Prefix of the webhook headers (`X-Service-Signature`, …). */
   webhookHeaderPrefix: string;
+  /** Receipt-signing keys rotated out (lower-case address, when it stopped signing, Unix ms). */
+  retiredReceiptSigners: Array<{ address: string; retiredAt: number }>;
 }
 
 /** How payments are quoted, verified and watched on the deployment's chain. */

@@ -50,9 +50,17 @@ export const getPortalReceiptProof = async (deps: ProofDeps & Pick<AppDeps, 'cla
   return proofOf(deps, stored.value.wallet, receiptId);
 };
 
-/** What a verifier pins: the signer's address and the domain proofs are signed in now. */
-export const receiptSignerInfo = async (deps: ProofSigningDeps) => ({
-  address: await deps.receiptSigner.address(),
-  chainId: deps.settings.chainId,
-  domain: proofDomain(deps.settings.brandName, deps.settings.chainId),
-});
+/**
+ * What a verifier pins: the signer's address and the domain proofs are signed in now, and the keys
+ * rotated out with when each stopped signing: a proof by one of those counts for a payment made
+ * (`paidAt`) before then. A retired address that is the current one again is not listed as retired.
+ */
+export const receiptSignerInfo = async (deps: ProofSigningDeps) => {
+  const address = await deps.receiptSigner.address();
+  return {
+    address,
+    chainId: deps.settings.chainId,
+    domain: proofDomain(deps.settings.brandName, deps.settings.chainId),
+    retired: deps.settings.retiredReceiptSigners.filter((key) => key.address !== address.toLowerCase()).sort((a, b) => b.retiredAt - a.retiredAt),
+  };
+};

@@ -219,4 +219,12 @@ export const ReceiptSignerView = z.object({
   address: Address.describe('the address receipt proofs are signed by (checksummed)'),
   chainId: z.number().int(),
   domain: ProofDomainView,
+  retired: z
+    .array(
+      z.object({
+        address: Address.describe('a receipt-signing key rotated out (lower-case)'),
+        retiredAt: z.number().int().describe('when it stopped signing (Unix ms): its proofs count for payments made before then'),
+      }),
+    )
+    .describe('keys rotated out, newest first'),
 });

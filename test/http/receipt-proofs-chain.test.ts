@@ -144,6 +144,16 @@ describe('a receipt paid on the local chain', () => {
     const stranger = Wallet.createRandom();
     const resigned = async (message: ReceiptProof['message']) => ({ ...proof, message, signature: await stranger.signTypedData(proof.domain, proof.types, message) });
     expect(await verifyWithReadme(await resigned(proof.message))).toMatchObject({ code: 1, output: 'NOT VERIFIED: not signed by the receipt signer\n' });
+    // Signed by a key since rotated out: it counts for a payment made before it retired, not after.
+    const retired = deps.settings.retiredReceiptSigners;
+    try {
+      retired.push({ address: stranger.address.toLowerCase(), retiredAt: proof.message.paidAt + 1 });
+      expect(await verifyWithReadme(await resigned(proof.message))).toMatchObject({ code: 0, output: expect.stringMatching(/^VERIFIED: /) });
+      retired[0] = { address: stranger.address.toLowerCase(), retiredAt: proof.message.paidAt };
+      expect(await verifyWithReadme(await resigned(proof.message))).toEqual({ code: 1, output: 'NOT VERIFIED: not signed by the receipt signer\n' });
+    } finally {
+      retired.length = 0;
+    }
     // Signed by the service's own key over facts that are not the receipt's: steps 2 and 3 catch them.
     const sign = (message: ReceiptProof['message']) => deps.receiptSigner.sign({ domain: proof.domain, types: proof.types, primaryType: 'Receipt', message });
     const withLines = { ...proof.message, lines: other.message.lines.map((line) => ({ ...line, priceCents: line.priceCents + 1 })) };

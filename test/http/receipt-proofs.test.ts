@@ -76,7 +76,24 @@ describe('GET /.well-known/receipt-signer', () => {
     expect(await invoke('receipt-signer', { path: '/.well-known/receipt-signer' })).toMatchObject({ status: 503, json: { error: 'service_unavailable' } });
     const key = Wallet.createRandom();
     setDeps(compose(loadConfig({ ...production, RECEIPT_SIGNING_KEY: key.privateKey })).deps);
-    expect(await invoke('receipt-signer', { path: '/.well-known/receipt-signer' })).toMatchObject({ status: 200, json: { address: key.address } });
+    expect(await invoke('receipt-signer', { path: '/.well-known/receipt-signer' })).toMatchObject({ status: 200, json: { address: key.address, retired: [] } });
+  });
+
+  it('lists the keys rotated out, newest first, and never the current key among them', async () => {
+    const production = { STORE: 'memory', APP_ENV: 'production', JWT_SECRET: 'j'.repeat(32), DATA_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') };
+    const [current, older, old] = [Wallet.createRandom(), Wallet.createRandom(), Wallet.createRandom()];
+    const retired = `${older.address}@2026-03-01T00:00:00Z,${old.address}@2026-06-01T12:00:00Z,${current.address}@2026-01-01T00:00:00Z`;
+    setDeps(compose(loadConfig({ ...production, RECEIPT_SIGNING_KEY: current.privateKey, RECEIPT_SIGNERS_RETIRED: retired })).deps);
+    expect(await invoke('receipt-signer', { path: '/.well-known/receipt-signer' })).toMatchObject({
+      status: 200,
+      json: {
+        address: current.address,
+        retired: [
+          { address: old.address.toLowerCase(), retiredAt: Date.UTC(2026, 5, 1, 12) },
+          { address: older.address.toLowerCase(), retiredAt: Date.UTC(2026, 2, 1) },
+        ],
+      },
+    });
   });
 });
 

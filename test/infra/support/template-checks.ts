@@ -251,7 +251,7 @@ export const checkIdentityAndSettings = (files: InfraFiles): string[] => {
     'AzureWebJobsStorage__accountName', 'AzureWebJobsStorage__credential', 'AzureWebJobsStorage__clientId', 'AzureWebJobsStorage__queueServiceUri',
     'AZURE_CLIENT_ID', 'APP_ENV', 'BASE_URL', 'BRAND_KEY', 'BRAND_NAME', 'COSMOS_ENDPOINT', 'COSMOS_DATABASE', 'CHAIN_RPC_URL', 'CHAIN_ID',
     'USDC_ADDRESS', 'USDT_ADDRESS', 'SPLIT_FACTORY_ADDRESS', 'PLATFORM_WALLET', 'ADMIN_WALLETS', 'KEY_ISSUER', 'AZURE_SUBSCRIPTION_ID',
-    'APIM_RESOURCE_GROUP', 'APIM_SERVICE_NAME', 'APPLICATIONINSIGHTS_CONNECTION_STRING', 'JWT_SECRET', 'DATA_ENCRYPTION_KEY', 'RELAYER_PRIVATE_KEY', 'RECEIPT_SIGNING_KEY', 'EDGE_SECRET',
+    'APIM_RESOURCE_GROUP', 'APIM_SERVICE_NAME', 'APPLICATIONINSIGHTS_CONNECTION_STRING', 'JWT_SECRET', 'DATA_ENCRYPTION_KEY', 'RELAYER_PRIVATE_KEY', 'RECEIPT_SIGNING_KEY', 'RECEIPT_SIGNERS_RETIRED', 'EDGE_SECRET',
   ];
   for (const name of required) if (!settings.has(name)) problems.push(`modules/functionapp.bicep: app setting ${name} is missing`);
   for (const name of ['COSMOS_KEY', 'AzureWebJobsStorage']) if (settings.has(name)) problems.push(`modules/functionapp.bicep: app setting ${name} must not exist (identity-based access)`);
@@ -265,6 +265,7 @@ export const checkIdentityAndSettings = (files: InfraFiles): string[] => {
     ['DATA_ENCRYPTION_KEY', /^keyVaultReference\.\w+$/],
     ['RELAYER_PRIVATE_KEY', /^keyVaultReference\.\w+$/],
     ['RECEIPT_SIGNING_KEY', /^keyVaultReference\.\w+$/],
+    ['RECEIPT_SIGNERS_RETIRED', /^receiptSignersRetired$/],
     ['EDGE_SECRET', /^keyVaultReference\.\w+$/],
   ];
   for (const [name, pattern] of expectations) {
