@@ -84,6 +84,16 @@ describe.each(allStores)('payments on $name', (store) => {
   };
   const receiptOf = async (id: string) => (await deps.receipts.get(merchant, id))!.value;
 
+  /**
+   * Quotes whose one-second lock ended seconds before the buyer pays, whatever the chain's clock: they
+   * are made by a clock 10 s behind (a sleep past the lock is not enough when the chain runs behind ours).
+   */
+  const lapsed = (): AppDeps => ({
+    ...deps,
+    settings: { ...deps.settings, payments: { ...deps.settings.payments, quoteLockMs: 1_000 } },
+    clock: { now: () => Date.now() - 10_000 },
+  });
+
   /** Pays a quote the way a wallet would: an ERC-20 transfer, or ETH sent to the split. */
   const pay = async (buyer: Wallet, quote: { token: string; tokenAddress: string | null; payTo: string; amount: string }, amount = BigInt(quote.amount)) => {
     const tx = quote.tokenAddress
@@ -197,10 +207,8 @@ describe.each(allStores)('payments on $name', (store) => {
   });
 
   it('a late ETH payment is not decided while the feed cannot be read', async () => {
-    const quick = { ...deps, settings: { ...deps.settings, payments: { ...deps.settings.payments, quoteLockMs: 1_000 } } };
     const id = await newReceipt(30);
-    const quote = await quoteFor(quick, id, 'ETH');
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const quote = await quoteFor(lapsed(), id, 'ETH');
     const hash = await pay(await newWallet(), quote);
     const feedDown = Object.assign(Object.create(chain) as EvmChain, { ethUsdPrice: () => Promise.reject(new ChainUnavailableError()) });
     await expect(verifyPayment({ ...deps, chain: feedDown }, id, hash)).rejects.toBeInstanceOf(ChainUnavailableError);
@@ -286,13 +294,10 @@ describe.each(allStores)('payments on $name', (store) => {
   });
 
   it('ETH after the lock: paid within the slippage tolerance, failed beyond it', async () => {
-    // A one-second lock, so the buyer pays after it.
-    const quick = { ...deps, settings: { ...deps.settings, payments: { ...deps.settings.payments, quoteLockMs: 1_000 } } };
     try {
       const [within, beyond] = [await newReceipt(30), await newReceipt(30)];
-      const q1 = await quoteFor(quick, within, 'ETH');
-      const q2 = await quoteFor(quick, beyond, 'ETH');
-      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      const q1 = await quoteFor(lapsed(), within, 'ETH');
+      const q2 = await quoteFor(lapsed(), beyond, 'ETH');
       await setPrice(3_010); // 0.33 % dearer: the quoted wei still covers the amount less 1 %
       const buyer = await newWallet();
       // Dearer ETH asks for fewer wei now: the quoted amount pays, and what is above the current amount is recorded.

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { countKeyUse, usageInPeriod, USAGE_FLUSH_DELAY_MS } from '../../shared/app/usage';
 import { usageCounterId } from '../../shared/domain/billing';
 import { StoreUnavailableError } from '../../shared/ports/errors';
@@ -21,8 +21,8 @@ describe.each(allStores)('request counts per key and billing period on the $name
     // Left alone, the batch is written by itself shortly after.
     countKeyUse(deps, key, at);
     countKeyUse(deps, key, at);
-    await new Promise((resolve) => setTimeout(resolve, USAGE_FLUSH_DELAY_MS + 300));
-    expect((await deps.claims.get(id, id))!.value.count).toBe(27);
+    await new Promise((resolve) => setTimeout(resolve, USAGE_FLUSH_DELAY_MS));
+    await vi.waitFor(async () => expect((await deps.claims.get(id, id))!.value.count).toBe(27), { timeout: 10_000, interval: 100 });
     // The next period starts from zero; the last one keeps its count.
     const next = Date.parse('2024-02-15T00:00:01Z');
     countKeyUse(deps, key, next);

@@ -1,6 +1,6 @@
 import { Contract, NonceManager, Wallet, ZeroAddress, isError, parseEther, type JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ANVIL_ACCOUNTS, ANVIL_BUYERS, ANVIL_FEED_OWNER, ANVIL_ONRAMP_SANDBOX, ANVIL_RELAYER, startAnvil } from '../../scripts/local/anvil';
+import { ANVIL_BUYERS, ANVIL_FEED_OWNER, ANVIL_ONRAMP_SANDBOX, ANVIL_RELAYER, startAnvil } from '../../scripts/local/anvil';
 import { BUYER_TOKENS, INITIAL_ETH_USD, deployLocalContracts } from '../../scripts/local/deploy-contracts';
 import { setEthUsdPrice, setFeedUpdatedAt } from '../../scripts/local/feed';
 import { testUsdcArtifact, testUsdtArtifact } from '../../shared/adapters/evm/artifacts';
@@ -8,13 +8,13 @@ import { EvmChain } from '../../shared/adapters/evm/chain';
 import { createProvider } from '../../shared/adapters/evm/provider';
 import type { SplitPayee } from '../../shared/ports/chain';
 import { chainForTests } from '../support/chain';
+import { testAccounts } from '../support/chain-merchant';
 
 /** The payment side of the chain adapter (transactions, payments into splits, the feed, distribution) on the run's anvil. */
 const local = inject('chain');
-// Accounts of this file's own (the setup sends from 0 and 4; other files from 5–9).
-const RELAYER_ACCOUNT = 2;
-const buyerAccount = ANVIL_ACCOUNTS[3];
-const buyerAddress = buyerAccount.address;
+// Fresh funded wallets as relayer and buyer: no other file running beside this one sends from them.
+let relayer: Wallet;
+let buyerAddress: string;
 
 let provider: JsonRpcProvider;
 let chain: EvmChain;
@@ -24,8 +24,12 @@ let usdt: Contract;
 
 beforeAll(async () => {
   provider = createProvider(local.rpcUrl, local.chainId);
-  chain = chainForTests(RELAYER_ACCOUNT);
-  buyer = new NonceManager(new Wallet(buyerAccount.privateKey, provider));
+  const accounts = await testAccounts(provider);
+  relayer = await accounts.newWallet();
+  chain = chainForTests(relayer.privateKey);
+  const buyerWallet = await accounts.newWallet();
+  buyerAddress = buyerWallet.address.toLowerCase();
+  buyer = new NonceManager(buyerWallet);
   usdc = new Contract(local.usdc, testUsdcArtifact.abi, buyer);
   usdt = new Contract(local.usdt, testUsdtArtifact.abi, buyer);
   await (await usdc.getFunction('mint').send(buyerAddress, 1_000_000_000n)).wait();
@@ -69,7 +73,7 @@ describe('the ETH/USD feed', () => {
   });
 
   it('is refused clearly when no feed is configured', async () => {
-    const withoutFeed = new EvmChain({ rpcUrl: local.rpcUrl, chainId: local.chainId, relayerPrivateKey: ANVIL_ACCOUNTS[RELAYER_ACCOUNT].privateKey, splitFactory: local.splitFactory, tokens: [local.usdc], provider });
+    const withoutFeed = new EvmChain({ rpcUrl: local.rpcUrl, chainId: local.chainId, relayerPrivateKey: relayer.privateKey, splitFactory: local.splitFactory, tokens: [local.usdc], provider });
     await expect(withoutFeed.ethUsdPrice()).rejects.toThrow(/no ETH\/USD feed is configured/);
   });
 });
@@ -156,7 +160,7 @@ describe('distribute', () => {
     const split = await newSplit(payees);
     await payToken(usdc, split, 1_000_001n);
     const { txHash, blockNumber } = await chain.distribute(split, local.usdc);
-    expect((await provider.getTransactionReceipt(txHash))?.from.toLowerCase()).toBe(ANVIL_ACCOUNTS[RELAYER_ACCOUNT].address);
+    expect((await provider.getTransactionReceipt(txHash))?.from.toLowerCase()).toBe(relayer.address.toLowerCase());
 
     const balanceOf = (holder: string) => usdc.getFunction('balanceOf').staticCall(holder) as Promise<bigint>;
     expect(await Promise.all([...payees.map((payee) => balanceOf(payee.address)), balanceOf(split)])).toEqual([900_001n, 70_000n, 30_000n, 0n]);

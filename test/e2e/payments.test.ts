@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Contract, Wallet, type JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_ACCOUNTS } from '../../scripts/local/anvil';
-import { setEthUsdPrice } from '../../scripts/local/feed';
+import { setEthUsdPrice, setFeedUpdatedAt } from '../../scripts/local/feed';
 import { testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
 import { createProvider } from '../../shared/adapters/evm/provider';
 import { startReceiver } from '../support/receiver';
@@ -28,8 +28,8 @@ interface Quote {
 }
 
 beforeAll(async () => {
-  // Receipts expire after 10 s here, so expiry is seen within the test (the timer runs every 30 s).
-  stack = await startStack(stackEnv(dataDir, { RECEIPT_EXPIRY_SECONDS: '10' }));
+  // Receipts expire after 20 s here, so expiry is seen within the test (the timer runs every 30 s).
+  stack = await startStack(stackEnv(dataDir, { RECEIPT_EXPIRY_SECONDS: '20' }));
   credentials = JSON.parse(readFileSync(join(dataDir, 'local-credentials.json'), 'utf8'));
   provider = createProvider(credentials.rpcUrl, credentials.chainId);
 }, 120_000);
@@ -146,13 +146,16 @@ describe('paying a receipt on the local stack', () => {
     const sku = `LAST-${Date.now()}`;
     expect((await api('/api/inventory', { method: 'POST', body: { sku, name: 'The last ones', priceUsd: 3, stockQty: 5 } })).status).toBe(200);
     const ids: string[] = [];
+    const quotes: Quote[] = [];
     for (let n = 0; n < 20; n++) {
       const order = await api('/api/orders', { method: 'POST', body: { items: [{ sku, qty: 1 }] } });
       expect(order.status).toBe(200);
       ids.push((order.json.receipt as { receiptId: string }).receiptId);
+      // Quoted at once: a receipt may expire before its payment, never before its quote.
+      quotes.push(await quote(ids.at(-1)!, 'USDC'));
     }
     const hashes: string[] = [];
-    for (const id of ids) hashes.push(await pay(buyer(5), await quote(id, 'USDC')));
+    for (const q of quotes) hashes.push(await pay(buyer(5), q));
     const answers = await Promise.all(ids.map((id, n) => portal(id, '/payments', { txHash: hashes[n] })));
     expect(answers.every((answer) => answer.json.status === 'paid')).toBe(true);
     const items = (await api(`/api/inventory?q=${sku.toLowerCase()}`)).json.items as Array<{ sku: string; stockQty: number }>;
@@ -184,7 +187,10 @@ describe('paying a receipt on the local stack', () => {
       expect((await portal(id, '/payments', { txHash: hash })).json).toMatchObject({ outcome: 'slippage', status: 'failed' });
       expect((await api(`/api/receipts/status?id=${id}`)).json).toMatchObject({ failureCode: 'PORTAL_CHAIN_SLIPPAGE_EXCEEDED' });
     } finally {
+      // The chain now runs past the lock, ahead of our clock: the feed's time is set back to ours, or
+      // the next ETH quote would find the price dated in the future (stale).
       await setEthUsdPrice(credentials.rpcUrl, credentials.ethUsdFeed, 3_000);
+      await setFeedUpdatedAt(credentials.rpcUrl, credentials.ethUsdFeed, Math.floor(Date.now() / 1000));
     }
   }, 30_000);
 
@@ -194,14 +200,14 @@ describe('paying a receipt on the local stack', () => {
     const expired = await waitFor('expiry', async () => {
       const status = (await api(`/api/receipts/status?id=${id}`)).json;
       return status.status === 'failed' ? status : undefined;
-    }, 50_000);
+    }, 80_000);
     expect(expired).toMatchObject({ failureCode: 'PORTAL_SESSION_EXPIRED', failureCategory: 'session' });
     const refusal = await portal(id, '/quote', { token: 'USDC' });
     expect(refusal.status).toBe(409);
     expect(refusal.json.error).toBe('receipt_not_payable');
     const hash = await pay(buyer(2), q);
     expect((await portal(id, '/payments', { txHash: hash })).json).toMatchObject({ outcome: 'paid', status: 'paid' });
-  }, 70_000);
+  }, 100_000);
 });
 
 describe('after payment on the local stack', () => {

@@ -52,14 +52,14 @@ describe('webhooks on the local stack', () => {
     }
   }, 30_000);
 
-  it('retries a failed delivery once, 5 s (± 1.5 s) later, with the same delivery id and body, signed at its own time', async () => {
+  it('retries a failed delivery once, 5 s later (not before 3.5 s; up to 10 s on a loaded machine), with the same delivery id and body, signed at its own time', async () => {
     const receiver = await startReceiver([500], { secret: stack.apiKey });
     try {
       await createReceipt('e2e-retry', receiver.url);
       await report('e2e-retry', 'link_opened');
       const [first, second] = await receiver.waitFor(2, 20_000);
       expect(second!.at - first!.at).toBeGreaterThanOrEqual(3_500);
-      expect(second!.at - first!.at).toBeLessThanOrEqual(6_500);
+      expect(second!.at - first!.at).toBeLessThanOrEqual(10_000);
       expect(second!.body).toBe(first!.body);
       expect(second!.headers['x-service-delivery']).toBe(first!.headers['x-service-delivery']);
       expect(second!.headers['x-service-signature']).toBe(first!.headers['x-service-signature']);
