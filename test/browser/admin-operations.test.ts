@@ -178,6 +178,15 @@ describe('a new merchant sets up and sells in the console', () => {
       await visit(page, '/console/receipts', 'Receipts');
       await page.locator(`tr[data-receipt="${saleId}"] [data-status="paid"], tr[data-receipt="${saleId}"] [data-status="reconciled"]`).waitFor();
       expect(await page.locator(`tr[data-receipt="${orderId}"]`).count()).toBe(1);
+      // The order's receipt is paid while the list is open: its row turns to Paid with no reload.
+      expect(await page.locator(`tr[data-receipt="${orderId}"] [data-status]`).getAttribute('data-status')).not.toMatch(/^(paid|reconciled)$/);
+      const orderQuote = await call(stack.baseUrl, `/api/portal/${encodeURIComponent(orderId)}/quote`, { method: 'POST', body: { token: 'USDC' } });
+      expect(orderQuote.status).toBe(200);
+      await page.evaluate('window.notReloaded = true');
+      const due = orderQuote.json.quote as { payTo: string; amount: string };
+      await sendUsdc(buyer, due.payTo, BigInt(due.amount));
+      await page.locator(`tr[data-receipt="${orderId}"] [data-status="paid"], tr[data-receipt="${orderId}"] [data-status="reconciled"]`).waitFor({ timeout: 45_000 });
+      expect(await page.evaluate('window.notReloaded')).toBe(true);
       await shot(page, 'ops-flow-6-receipts', 'phone');
       await page.getByRole('link', { name: saleId }).click();
       await page.locator('#summary-title', { hasText: saleId }).waitFor();
