@@ -34,7 +34,7 @@ describe('receipt proofs', () => {
     const proof = (await stored('order-1')).proof!;
     expect(outcome.receipt.proof).toEqual(proof);
     const signer = await receiptSignerInfo(deps);
-    expect(signer).toEqual({ address: new Wallet(DEVELOPMENT_RECEIPT_SIGNING_KEY).address, chainId: deps.settings.chainId, domain: proof.domain });
+    expect(signer).toEqual({ address: new Wallet(DEVELOPMENT_RECEIPT_SIGNING_KEY).address, chainId: deps.settings.chainId, domain: proof.domain, retired: [] });
     expect(proof.signer).toBe(signer.address);
     expect(recover(proof)).toBe(signer.address);
     expect(proof).toMatchObject({
