@@ -26,6 +26,7 @@ export const errorCodes = [
   'transaction_already_used',
   'not_a_payment',
   'refund_too_large',
+  'refund_through_provider',
   'invalid_signature',
   'onramp_refused',
   'payload_too_large',

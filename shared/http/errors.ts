@@ -30,6 +30,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   invalid_signature: 400,
   onramp_refused: 409,
   refund_too_large: 400,
+  refund_through_provider: 409,
   payload_too_large: 413,
   headers_too_large: 431,
   bad_request: 400,

@@ -861,7 +861,7 @@ export const routes = {
       reason: z.string().trim().max(500).optional(),
     }),
     response: z.object({ ok: z.literal(true), receiptId: z.string(), status: z.string(), refund: RefundView }),
-    errors: ['not_found', 'invalid_input', 'refund_too_large', 'receipt_not_payable', 'conflict'],
+    errors: ['not_found', 'invalid_input', 'refund_too_large', 'refund_through_provider', 'receipt_not_payable', 'conflict'],
   }),
   receiptsRefundReport: route({
     name: 'receipts-refund-report',

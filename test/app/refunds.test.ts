@@ -194,6 +194,23 @@ describe('requestRefund', () => {
     expect(results.filter((result) => result.status === 'rejected').map((result) => ((result as PromiseRejectedResult).reason as DomainError).code)).toEqual(['conflict', 'conflict']);
     expect((await stored(receipt)).refunds).toHaveLength(1);
   });
+
+  it('refuses a receipt paid by card (409 refund_through_provider): the USDC came from the provider’s wallet, not the card holder’s', async () => {
+    const onramp = (state: NonNullable<Receipt['onramp']>['state']) => ({ provider: 'stripe', sessionId: `cos_${state}`, quoteId: 'q_USDC', redirectTo: 'https://pay.example/s', createdAt: now - 60_000, state, appliedEvents: [] });
+    for (const state of ['processing', 'delivered'] as const) {
+      const receipt = await paidReceipt();
+      await deps.receipts.replace(merchantWallet, { ...receipt, onramp: onramp(state) }, (await deps.receipts.get(merchantWallet, receipt.receiptId))!.etag);
+      expect(await refused(requestRefund(deps, merchantWallet, { id: receipt.receiptId })), state).toMatchObject({ code: 'refund_through_provider', details: { provider: 'stripe' } });
+      const after = await stored(receipt);
+      expect([after.status, after.refunds ?? []], state).toEqual(['paid', []]);
+    }
+    // A card session that never charged the card (opened, or rejected) leaves a wallet payment refundable.
+    for (const state of ['created', 'open', 'rejected'] as const) {
+      const receipt = await paidReceipt();
+      await deps.receipts.replace(merchantWallet, { ...receipt, onramp: onramp(state) }, (await deps.receipts.get(merchantWallet, receipt.receiptId))!.etag);
+      expect((await requestRefund(deps, merchantWallet, { id: receipt.receiptId })).status, state).toBe('refund_requested');
+    }
+  });
 });
 
 describe('verifyRefund on chain', () => {

@@ -104,6 +104,16 @@ describe('the receipts page', () => {
     expect(html).toContain('data-url="/api/receipts/refund"');
   });
 
+  it('sends a receipt paid by card to the provider’s dashboard for its refund, with no refund form', async () => {
+    const id = await receipt(null);
+    const onramp = { provider: 'stripe', sessionId: 'cos_1', quoteId: 'q_1', redirectTo: 'https://pay.example/s', createdAt: Date.now(), state: 'delivered' as const, appliedEvents: [] };
+    await changeStatus(deps, { wallet, receiptId: id, status: 'paid', actor: 'service', facts: { paidAt: Date.now(), token: 'USDC', onramp } });
+    const html = await render('receipts', { id });
+    expect(html).toContain('id="refund-by-card"');
+    expect(html).toContain('Paid by card through stripe.');
+    expect(html).not.toContain('id="refund-ask"');
+  });
+
   it('shows another wallet’s receipt to no one', async () => {
     await createReceipt(deps, { wallet: '0x' + 'cd'.repeat(20), subscriptionId: null }, { id: 'R-theirs', lineItems: [{ label: 'Tea', priceUsd: 4 }], totalUsd: 4 });
     expect(await render('receipts', { id: 'R-theirs' })).toContain('You have no receipt R-theirs.');

@@ -54,6 +54,13 @@ export const refundUnits = (receipt: Receipt, quote: Quote, cents: number): bigi
 };
 
 /**
+ * A card session charged the buyer's card (processing or delivered): the payment came from the
+ * provider's wallet, so a transfer back to the payer would refund the provider, not the card holder.
+ * A session that never charged (created, open, rejected) leaves a wallet payment of the receipt as it is.
+ */
+export const paidByCard = (receipt: Receipt): boolean => receipt.onramp?.state === 'processing' || receipt.onramp?.state === 'delivered';
+
+/**
  * The merchant asks to refund a paid receipt, all that is left or `amountUsd` of it. Answers what to
  * send: the token that paid, from the merchant's wallet to the payer, with an EIP-681 URI a wallet
  * can pay; the receipt becomes `refund_requested` with the refund recorded. One open refund at a time.
@@ -64,6 +71,10 @@ export const requestRefund = async (deps: RequestDeps, wallet: string, request: 
   const receipt = stored.value;
   if (openRefund(receipt)) throw new DomainError('conflict', 'this receipt has a refund waiting for its transaction: send it and report its hash first');
   if (!REFUNDABLE.includes(receipt.status)) throw new DomainError('receipt_not_payable', `a ${receipt.status} receipt cannot be refunded`);
+  if (paidByCard(receipt)) {
+    const provider = receipt.onramp!.provider;
+    throw new DomainError('refund_through_provider', `this receipt was paid by card through ${provider}: its USDC came from the provider's wallet, not the buyer's, so refund it in the provider's dashboard`, { provider });
+  }
   const left = refundableCents(receipt);
   if (left <= 0) throw new DomainError('receipt_not_payable', 'this receipt is refunded in full');
   const cents = request.amountUsd === undefined ? left : toCents(request.amountUsd);

@@ -6,7 +6,7 @@
  */
 import { listMerchantKeys } from '../../../shared/app/api-keys';
 import { listReceipts } from '../../../shared/app/receipts';
-import { openRefund, refundableCents } from '../../../shared/app/payments/refunds';
+import { openRefund, paidByCard, refundableCents } from '../../../shared/app/payments/refunds';
 import { listDeliveries } from '../../../shared/app/webhooks';
 import { DomainError } from '../../../shared/domain/errors';
 import { ID_PATTERN } from '../../../shared/domain/query-params';
@@ -198,6 +198,8 @@ ${reportForm}
 </div>`;
   let body: Html;
   if (open) body = sendBlock(open);
+  else if (canAsk && paidByCard(receipt))
+    body = notice('info', `<p id="refund-by-card"><strong>Paid by card through ${esc(receipt.onramp!.provider)}.</strong> Refund it in the provider's dashboard: the USDC came from the provider's wallet, so a transfer back would not reach the buyer's card.</p>`);
   else if (canAsk)
     body = `<form id="refund-ask" novalidate${attrs({ 'data-url': routes.receiptsRefund.path, 'data-receipt': view.receiptId })}>
 <p>Refunds go back to the buyer in the token that paid, from your wallet. Up to ${esc(usd(leftCents / 100))} is left to refund.</p>
