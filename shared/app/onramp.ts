@@ -97,8 +97,11 @@ export const openOnrampSession = async (deps: OnrampDeps, receiptId: string, cus
   if (reason) refuse(reason, receipt);
   const current = receipt.onramp;
   if (current && current.provider === provider.name && current.state !== 'rejected') {
-    if (current.state === 'processing' || current.state === 'delivered') {
-      throw new DomainError('conflict', 'a card payment of this receipt is being delivered; wait for it to arrive');
+    // The card was charged: a second session could charge it twice. A delivery that did not pay the
+    // receipt (to the wrong address, short) is for the merchant and the provider to settle.
+    if (current.state === 'processing') throw new DomainError('conflict', 'a card payment of this receipt is being delivered; wait for it to arrive');
+    if (current.state === 'delivered') {
+      throw new DomainError('conflict', 'a card payment of this receipt was delivered but did not pay it; pay what is due with crypto, or ask the merchant');
     }
     return answerFor(provider.name, current, receipt);
   }

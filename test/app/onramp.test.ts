@@ -267,6 +267,17 @@ describe.each(allStores)('card payments through the sandbox on-ramp on $name', (
     await expect(openOnrampSession(deps, id, null)).rejects.toMatchObject({ code: 'conflict' });
   });
 
+  it('a delivery whose transaction did not pay the receipt opens no second card charge, and says so', async () => {
+    const id = await newReceipt();
+    const session = await openOnrampSession(deps, id, null);
+    // The provider names a transfer of the quote's token to somewhere else: not a payment of this receipt.
+    const elsewhere = await (await erc20(chainInfo.usdc, await newWallet()).getFunction('transfer')(chainInfo.usdc, 1n)).wait();
+    await deps.onrampSandbox!.notify({ sessionId: session.sessionId, kind: 'delivered', transactionHash: elsewhere!.hash });
+    expect(await receiptOf(id)).toMatchObject({ status: 'pending', onramp: { state: 'delivered' } });
+    await expect(openOnrampSession(deps, id, null)).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('did not pay it') });
+    expect((await getPortalView(deps, id)).payable).toBe(true);
+  });
+
   it('an opener that stopped half way holds the receipt only until its lock ends', async () => {
     const id = await newReceipt();
     const lock = `onramp-open:${id}:first`;
