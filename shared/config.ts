@@ -205,8 +205,9 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
   if (onrampProviderOf(config) === 'stripe') {
     for (const key of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const) if (!config[key]) missing.push(`${key}: required when ONRAMP_PROVIDER=stripe`);
   }
-  if (onrampProviderOf(config) === 'sandbox' && config.APP_ENV === 'production' && !config.ONRAMP_SANDBOX_SECRET) {
-    missing.push('ONRAMP_SANDBOX_SECRET: required for the sandbox on-ramp when APP_ENV=production');
+  // The sandbox sends USDC from a funded key to whoever finishes its checkout: a tester's tool only.
+  if (onrampProviderOf(config) === 'sandbox' && config.APP_ENV === 'production') {
+    missing.push('ONRAMP_PROVIDER: sandbox only with APP_ENV=development (it sends USDC from a funded key to whoever asks); use stripe or none');
   }
   if (config.APP_ENV === 'production' && !config.DATA_ENCRYPTION_KEY) missing.push('DATA_ENCRYPTION_KEY: required when APP_ENV=production');
   if (config.APP_ENV === 'production' && !config.JWT_SECRET) missing.push('JWT_SECRET: required when APP_ENV=production');

@@ -53,9 +53,11 @@ describe('configuration', () => {
       expect(compose(loadConfig({ STORE: 'memory', APP_ENV: 'development', ONRAMP_PROVIDER: 'none' })).deps.onramp).toBeUndefined();
     });
 
-    it("refuses Stripe without its secrets, the sandbox in production without its own, and an unresolved Key Vault reference", () => {
+    it("refuses Stripe without its secrets, the sandbox in production (with or without its secret), and an unresolved Key Vault reference", () => {
       expect(() => loadConfig({ ...production, ONRAMP_PROVIDER: 'stripe' })).toThrowError(/STRIPE_SECRET_KEY: required when ONRAMP_PROVIDER=stripe[\s\S]*STRIPE_WEBHOOK_SECRET: required/);
-      expect(() => loadConfig({ ...production, ONRAMP_PROVIDER: 'sandbox' })).toThrowError(/ONRAMP_SANDBOX_SECRET: required/);
+      expect(() => loadConfig({ ...production, ONRAMP_PROVIDER: 'sandbox' })).toThrowError(/ONRAMP_PROVIDER: sandbox only with APP_ENV=development/);
+      expect(() => loadConfig({ ...production, ONRAMP_PROVIDER: 'sandbox', ONRAMP_SANDBOX_SECRET: 's'.repeat(32), ONRAMP_SANDBOX_FUNDER_KEY: `0x${'1f'.repeat(32)}` })).toThrowError(/ONRAMP_PROVIDER: sandbox only with APP_ENV=development/);
+      expect(onrampProviderOf(loadConfig({ STORE: 'memory', APP_ENV: 'development', ONRAMP_PROVIDER: 'sandbox', ONRAMP_SANDBOX_SECRET: 's'.repeat(32) }))).toBe('sandbox');
       expect(() => loadConfig({ ...production, ONRAMP_PROVIDER: 'stripe', STRIPE_SECRET_KEY: '@Microsoft.KeyVault(SecretUri=https://kv/secrets/stripe-secret-key/)', STRIPE_WEBHOOK_SECRET: 'whsec_x' })).toThrowError(
         /STRIPE_SECRET_KEY: the Key Vault reference did not resolve/,
       );
