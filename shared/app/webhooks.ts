@@ -32,10 +32,15 @@ const signingSecret = async (deps: Pick<AppDeps, 'subscriptions' | 'secretBox'>,
  * Who signs an attempt: the event's own key, unless that key is revoked and the receipt has since
  * been rolled to another (POST /api/keys/{id}/roll): then the receipt's key now, so a retry or a
  * redelivery of an event made before the roll verifies with the new key too. Only a revoked key
- * costs the receipt read.
+ * costs the receipt read. A receipt made with no key (the console's terminal, an agent's purchase,
+ * before the shop had one) is signed by the shop's newest active key at the time of sending.
  */
 const signerOf = async (deps: DeliveryDeps, message: Pick<WebhookMessage, 'wallet' | 'receiptId' | 'signingSubscriptionId'>) => {
-  const own = message.signingSubscriptionId ? await deps.subscriptions.get(message.signingSubscriptionId) : undefined;
+  if (!message.signingSubscriptionId) {
+    const shopKey = await shopSigningKeyId(deps, message.wallet);
+    return { subscriptionId: shopKey, secret: await signingSecret(deps, shopKey) };
+  }
+  const own = await deps.subscriptions.get(message.signingSubscriptionId);
   if (own?.status === 'revoked') {
     const current = (await deps.receipts.get(message.wallet, message.receiptId))?.value.createdBy;
     if (current && current !== own.id) return { subscriptionId: current, secret: await signingSecret(deps, current) };
@@ -81,7 +86,7 @@ const attemptDelivery = async (deps: DeliveryDeps, message: WebhookMessage): Pro
         // Signed now, per attempt: a retry or a redelivery carries its own time, the same bytes.
         headers: webhookHeaders(deps.settings.webhookHeaderPrefix, { eventId: message.eventId, secret, body: message.body, timestamp: deps.clock.now() }),
       })
-    : { httpStatus: null, error: 'no signing key for the API key that created this receipt', durationMs: 0 };
+    : { httpStatus: null, error: signingSubscriptionId ? 'no signing key for the API key that created this receipt' : 'no active API key of this shop to sign with: create one', durationMs: 0 };
   // The log entry stays "sending" if this write fails; the attempt itself is done either way.
   await deps.deliveries
     .upsert(entry.receiptId, { ...entry, state: isDelivered(result) ? 'delivered' : 'failed', httpStatus: result.httpStatus, error: result.error, durationMs: result.durationMs })

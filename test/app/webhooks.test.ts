@@ -5,7 +5,10 @@ import { publicOnlyLookup } from '../../shared/adapters/http/webhook-sender';
 import type { MemoryEventQueue } from '../../shared/adapters/memory/deliveries';
 import type { AppDeps } from '../../shared/app/deps';
 import type { WebhookMessage } from '../../shared/app/receipt-status';
-import { deliverWebhook } from '../../shared/app/webhooks';
+import { deliverWebhook, listDeliveries } from '../../shared/app/webhooks';
+import { createReceipt } from '../../shared/app/receipts';
+import { changeStatus } from '../../shared/app/receipt-status';
+import { revokeApiKey } from '../../shared/app/api-keys';
 import { memoryDeps, setDeps } from '../../shared/composition';
 import { addMerchant, invoke, type Merchant } from '../support/http';
 import { startReceiver, type Behaviour, type ReceiverOptions } from '../support/receiver';
@@ -105,6 +108,25 @@ describe('webhook delivery', () => {
     await deliverWebhook(deps, message);
     await Promise.all([deliverWebhook(deps, message), deliverWebhook(deps, message)]);
     expect(receiver.received).toHaveLength(1);
+  });
+
+  it('signs the webhooks of a receipt made without a key (the console’s terminal, an agent’s purchase) with the shop’s newest active key when sent', async () => {
+    receiver = await startReceiver([], { secret: merchant.apiKey, now: clock.now });
+    await createReceipt(deps, { wallet: merchant.wallet, subscriptionId: null }, { id: 'r-1', lineItems: [{ label: 'Tea', priceUsd: 4 }], totalUsd: 4, webhook_url: receiver.url });
+    await changeStatus(deps, { wallet: merchant.wallet, receiptId: 'r-1', status: 'link_opened', actor: 'merchant' });
+    const [first] = queued();
+    expect((first!.message as WebhookMessage).signingSubscriptionId).toBeNull();
+    await deliverWebhook(deps, first!.message as WebhookMessage);
+    const [request] = await receiver.waitFor(1);
+    expect(request!.verified).toMatchObject({ ok: true });
+    expect((await log())[0]).toMatchObject({ state: 'delivered', signedBy: merchant.subscriptionId });
+    // With no active key left, the attempt fails and says what to do; a key made later signs the next.
+    await revokeApiKey(deps, merchant.subscriptionId, merchant.wallet);
+    await changeStatus(deps, { wallet: merchant.wallet, receiptId: 'r-1', status: 'buyer_logged_in', actor: 'merchant' });
+    const [second] = queued();
+    await deliverWebhook(deps, second!.message as WebhookMessage);
+    // Read below the routes: the revoked key no longer opens them.
+    expect((await listDeliveries(deps, merchant.wallet, 'r-1')).deliveries.find((entry) => entry.state === 'failed')).toMatchObject({ signedBy: null, error: 'no active API key of this shop to sign with: create one' });
   });
 
   it('claims nothing when the signing key cannot be read, so the queue’s redelivery still sends', async () => {
