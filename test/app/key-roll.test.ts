@@ -207,6 +207,10 @@ describe('POST /api/keys/{id}/roll', () => {
     expect(await roll(merchant.headers(), old, { toKeyId: old })).toMatchObject({ status: 400, json: { error: 'invalid_input', field: 'toKeyId' } });
     expect(await roll(merchant.headers(), old, {})).toMatchObject({ status: 400, json: { error: 'invalid_input', field: 'toKeyId' } });
     expect(await roll(merchant.headers(), old, { toKeyId: next, cursor: 'not-a-cursor' })).toMatchObject({ status: 400, json: { error: 'invalid_input', field: 'cursor' } });
+    // A key made before keys carried a signing key could not sign the receipts it would take.
+    const { signingKey: _, ...unsigned } = (await deps.subscriptions.get(next))!;
+    await deps.subscriptions.update(unsigned);
+    expect(await roll(merchant.headers(), old, { toKeyId: next })).toMatchObject({ status: 400, json: { error: 'invalid_input', field: 'toKeyId', message: expect.stringContaining('no signing key') } });
   });
 
   it('needs a session (401) and the CSRF header (403)', async () => {

@@ -112,6 +112,9 @@ describe.each(allStores)('card payments through the sandbox on-ramp on $name', (
     const receipt = await receiptOf(id);
     expect(receipt.statusHistory.map((change) => change.status)).toEqual(['checkout_initialized', 'checkout_success', 'paid']);
     const charge = sandboxCharge(Number(session.quote.display));
+    // $18.69 of USDC ($18.50 and the 1 % processing fee; its tag below a cent) at 2.9 % + $0.30.
+    expect(receipt.customerTotalUsd).toBe(18.69);
+    expect([19.53, 19.54]).toContain(charge);
     expect(receipt).toMatchObject({ status: 'paid', token: 'USDC', amountPaid: session.quote.amount, onrampSessionId: session.sessionId, isOnrampSessionUnique: true, onrampSourceAmountUsd: charge });
     expect(charge).toBeGreaterThan(receipt.customerTotalUsd);
     const balanceAfter: bigint = await erc20(chainInfo.usdc, accounts.funder).getFunction('balanceOf').staticCall(split);
@@ -295,5 +298,14 @@ describe.each(allStores)('card payments through the sandbox on-ramp on $name', (
     const without = { ...deps, onramp: undefined as OnrampProvider | undefined };
     expect((await getPortalView(without, id)).card).toBeNull();
     await expect(openOnrampSession(without, id, null)).rejects.toThrow(/card payments are not offered/);
+  });
+});
+
+describe('the sandbox’s card charge', () => {
+  it('is the USDC plus 2.9 % and $0.30, to the cent', () => {
+    expect(sandboxCharge(18.5)).toBe(19.34);
+    expect(sandboxCharge(100)).toBe(103.2);
+    expect(sandboxCharge(0.01)).toBe(0.31);
+    expect(sandboxCharge(1_000)).toBe(1_029.3);
   });
 });

@@ -198,6 +198,10 @@ describe('webhook delivery', () => {
     expect(await invoke('receipts-redeliver', { method: 'POST', path: '/api/receipts/r-1/deliveries/nope/redeliver', headers: as() })).toMatchObject({ status: 404 });
     const other = await addMerchant(deps, wallets.bob);
     expect(await invoke('receipts-deliveries', { path: '/api/receipts/r-1/deliveries', headers: { 'x-subscription-id': other.subscriptionId } })).toMatchObject({ status: 404 });
+    // Another merchant cannot send this merchant's event again, nor learn that it exists.
+    const foreign = await invoke('receipts-redeliver', { method: 'POST', path: `/api/receipts/r-1/deliveries/${message.eventId}/redeliver`, headers: { 'x-subscription-id': other.subscriptionId } });
+    expect(foreign).toMatchObject({ status: 404, json: { error: 'not_found' } });
+    expect(receiver.received).toHaveLength(2);
   });
 
   it('sends a signed test event on request and answers with the outcome', async () => {

@@ -84,6 +84,10 @@ describe('the console’s receipts', () => {
     const [, second] = await receiver.waitFor(2);
     expect(second!.verified).toMatchObject({ ok: true });
     expect(await invoke('console-receipts-redeliver', { method: 'POST', path: '/api/console/receipts/R-re/deliveries/nope/redeliver', headers: merchant.headers() })).toMatchObject({ status: 404 });
+    // Another wallet's session cannot send it again.
+    const other = await signInAs(testWallets.other);
+    expect(await invoke('console-receipts-redeliver', { method: 'POST', path, headers: other.headers() })).toMatchObject({ status: 404, json: { error: 'not_found' } });
+    expect(receiver.received).toHaveLength(2);
   });
 });
 

@@ -17,7 +17,7 @@ const created: DeployedSplit = { address: split, txHash: '0x' + 'c'.repeat(64), 
 
 let deps: AppDeps;
 let merchant: SignedInBrowser;
-let onChain: { payees: SplitPayee[]; readBack?: SplitPayee[] } | undefined;
+let onChain: { payees: SplitPayee[]; readBack?: SplitPayee[] | null } | undefined;
 let relayerDeploys: number;
 const asked: SplitPayee[][] = [];
 
@@ -29,7 +29,8 @@ const standInChain = (): Chain =>
       asked.push(payees);
       return onChain && JSON.stringify(onChain.payees) === JSON.stringify(payees) ? created : undefined;
     },
-    readSplit: async () => onChain?.readBack ?? onChain?.payees,
+    // readBack null: the address holds no split of the factory's (another contract, or none).
+    readSplit: async () => (onChain?.readBack === null ? undefined : (onChain?.readBack ?? onChain?.payees)),
     deploySplit: async () => {
       relayerDeploys++;
       throw new Error('the relayer must not deploy');
@@ -73,6 +74,13 @@ describe('POST /api/split/register', () => {
     const wallet = testWallets.merchant.address.toLowerCase();
     onChain = { payees: [{ address: wallet, bps: 9_850 }, { address: platform, bps: 150 }], readBack: [{ address: wallet, bps: 10_000 }] };
     expect((await register(merchant.headers())).json).toMatchObject({ error: 'conflict' });
+    expect((await deps.merchants.get(wallet, wallet))?.value.split ?? null).toBeNull();
+  });
+
+  it('refuses an address where the factory’s split for the payees holds no split of ours (another contract, or none)', async () => {
+    const wallet = testWallets.merchant.address.toLowerCase();
+    onChain = { payees: [{ address: wallet, bps: 9_850 }, { address: platform, bps: 150 }], readBack: null };
+    expect((await register(merchant.headers())).json).toMatchObject({ error: 'conflict', message: `the contract at ${split} is not a split paying your payees` });
     expect((await deps.merchants.get(wallet, wallet))?.value.split ?? null).toBeNull();
   });
 
