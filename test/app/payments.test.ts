@@ -77,9 +77,9 @@ describe.each(allStores)('payments on $name', (store) => {
   afterAll(() => chain.destroy());
 
   let serial = 0;
-  const newReceipt = async (totalUsd = 52.02) => {
+  const newReceipt = async (totalUsd = 52.02, using: AppDeps = deps) => {
     const id = `pay-${store.name}-${++serial}-${Date.now()}`;
-    await createReceipt(deps, { wallet: merchant, subscriptionId: null }, { id, lineItems: [{ label: 'Beans', priceUsd: totalUsd }], totalUsd });
+    await createReceipt(using, { wallet: merchant, subscriptionId: null }, { id, lineItems: [{ label: 'Beans', priceUsd: totalUsd }], totalUsd });
     return id;
   };
   const receiptOf = async (id: string) => (await deps.receipts.get(merchant, id))!.value;
@@ -93,6 +93,15 @@ describe.each(allStores)('payments on $name', (store) => {
     settings: { ...deps.settings, payments: { ...deps.settings.payments, quoteLockMs: 1_000 } },
     clock: { now: () => Date.now() - 10_000 },
   });
+
+  /** A USDC transfer (to the split, by default) from a wallet that holds none: mined, and reverted (a fixed gas limit, so it is not refused). */
+  const revertedPayment = async (quote: { amount: string }, to = split) => {
+    const poor = new Wallet(Wallet.createRandom().privateKey, provider);
+    await provider.send('anvil_setBalance', [poor.address, '0x' + parseEther('1').toString(16)]);
+    const tx = await erc20(chainInfo.usdc, poor).getFunction('transfer')(to, BigInt(quote.amount), { gasLimit: 100_000 });
+    await tx.wait().catch(() => undefined);
+    return tx.hash as string;
+  };
 
   /** Pays a quote the way a wallet would: an ERC-20 transfer, or ETH sent to the split. */
   const pay = async (buyer: Wallet, quote: { token: string; tokenAddress: string | null; payTo: string; amount: string }, amount = BigInt(quote.amount)) => {
@@ -128,19 +137,13 @@ describe.each(allStores)('payments on $name', (store) => {
   it('a payment made at once is paid though the chain’s clock runs seconds behind ours (a node started under load, a block stamped at its slot’s start)', async () => {
     // The receipt and its quote are made by a clock 3 s ahead of the chain's; the buyer pays at once.
     const ahead = { ...deps, clock: { now: () => Date.now() + 3_000 } };
-    const id = `pay-${store.name}-${++serial}-${Date.now()}`;
-    await createReceipt(ahead, { wallet: merchant, subscriptionId: null }, { id, lineItems: [{ label: 'Beans', priceUsd: 52.02 }], totalUsd: 52.02 });
+    const id = await newReceipt(52.02, ahead);
     const quote = await quoteFor(ahead, id, 'USDC');
     const hash = await pay(await newWallet(), quote);
     expect(await verifyPayment(ahead, id, hash)).toMatchObject({ outcome: 'paid', status: 'paid' });
-    const unpaid = `pay-${store.name}-${++serial}-${Date.now()}`;
-    await createReceipt(ahead, { wallet: merchant, subscriptionId: null }, { id: unpaid, lineItems: [{ label: 'Beans', priceUsd: 52.02 }], totalUsd: 52.02 });
-    const reverted = await quoteFor(ahead, unpaid, 'USDC');
-    const poor = new Wallet(Wallet.createRandom().privateKey, provider);
-    await provider.send('anvil_setBalance', [poor.address, '0x' + parseEther('1').toString(16)]);
-    const tx = await erc20(chainInfo.usdc, poor).getFunction('transfer')(split, BigInt(reverted.amount), { gasLimit: 100_000 });
-    await tx.wait().catch(() => undefined);
-    expect(await verifyPayment(ahead, unpaid, tx.hash)).toMatchObject({ outcome: 'reverted', status: 'failed' });
+    const unpaid = await newReceipt(52.02, ahead);
+    const reverted = await revertedPayment(await quoteFor(ahead, unpaid, 'USDC'));
+    expect(await verifyPayment(ahead, unpaid, reverted)).toMatchObject({ outcome: 'reverted', status: 'failed' });
   });
 
   it('tags make each open quote of one total unique, and a plain transfer is matched by the watcher', async () => {
@@ -197,12 +200,9 @@ describe.each(allStores)('payments on $name', (store) => {
   it('a stranger’s failed token call cannot fail a receipt', async () => {
     const id = await newReceipt();
     await quoteFor(deps, id, 'USDC');
-    const stranger = new Wallet(Wallet.createRandom().privateKey, provider);
-    await provider.send('anvil_setBalance', [stranger.address, '0x' + parseEther('1').toString(16)]);
-    // A failed USDC transfer to someone else (the stranger holds no USDC).
-    const tx = await erc20(chainInfo.usdc, stranger).getFunction('transfer')(Wallet.createRandom().address, 1_000_000n, { gasLimit: 100_000 });
-    await tx.wait().catch(() => undefined);
-    await expect(verifyPayment(deps, id, tx.hash)).rejects.toMatchObject({ code: 'not_a_payment' });
+    // A failed USDC transfer to someone else.
+    const hash = await revertedPayment({ amount: '1000000' }, Wallet.createRandom().address);
+    await expect(verifyPayment(deps, id, hash)).rejects.toMatchObject({ code: 'not_a_payment' });
     expect((await receiptOf(id)).status).toBe('pending');
   });
 
@@ -266,12 +266,7 @@ describe.each(allStores)('payments on $name', (store) => {
   it('a reverted payment fails the receipt with PORTAL_CHAIN_TX_REVERTED, and the buyer may pay again', async () => {
     const id = await newReceipt();
     const quote = await quoteFor(deps, id, 'USDC');
-    const poor = new Wallet(Wallet.createRandom().privateKey, provider);
-    await provider.send('anvil_setBalance', [poor.address, '0x' + parseEther('1').toString(16)]);
-    // Holds no USDC: the transfer reverts (a fixed gas limit, so it is mined rather than refused).
-    const tx = await erc20(chainInfo.usdc, poor).getFunction('transfer')(split, BigInt(quote.amount), { gasLimit: 100_000 });
-    await tx.wait().catch(() => undefined);
-    expect(await verifyPayment(deps, id, tx.hash)).toMatchObject({ outcome: 'reverted', status: 'failed' });
+    expect(await verifyPayment(deps, id, await revertedPayment(quote))).toMatchObject({ outcome: 'reverted', status: 'failed' });
     const receipt = await receiptOf(id);
     expect(receipt.failure).toMatchObject({ failureCode: 'PORTAL_CHAIN_TX_REVERTED', failureCategory: 'blockchain' });
     expect((await getPortalView(deps, id)).payable).toBe(true);
