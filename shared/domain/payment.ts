@@ -202,8 +202,9 @@ const transfersTo = (data: string, recipient: string) =>
 /**
  * Does this transaction pay this receipt? Every rule of a payment, in order: mined with enough
  * confirmations; succeeded; moved a quoted token (or ETH) to the receipt's split; mined no earlier
- * than the receipt was made (give or take the chain's clock skew); covers the quoted amount (within the lock) or, after it, the amount at
- * the current price less the slippage tolerance. Less than quoted leaves the receipt unpaid.
+ * than the receipt was made (give or take the chain's clock skew); covers the quoted amount (within
+ * the lock) or, after it, the amount at the current price less the slippage tolerance. Less than
+ * quoted leaves the receipt unpaid.
  */
 export const judgePayment = (input: JudgeInput): Judgement => {
   const { tx, head, receipt, rules } = input;
