@@ -111,9 +111,9 @@ describe('paying a receipt on the local stack', () => {
     const receipt = await waitFor('the watcher', async () => {
       const current = await statusOf(id);
       return current.status === 'paid' ? current : undefined;
-    }, 15_000);
+    }, 30_000);
     expect(receipt).toMatchObject({ transactionHash: hash, buyerWallet: buyer(4).address.toLowerCase() });
-  }, 30_000);
+  }, 45_000);
 
   it('an underpayment stays unpaid; a hash reused for another receipt is refused; bad input is a 4xx', async () => {
     const [first, second] = [await newReceipt(), await newReceipt()];
