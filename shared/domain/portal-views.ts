@@ -95,6 +95,8 @@ export const PaymentAnswer = z.object({
   receiptId: z.string(),
   status: Status,
   outcome: z.enum(['paid', 'overpaid', 'underpaid', 'slippage', 'reverted', 'unconfirmed', 'pending', 'already_recorded']),
+  /** With `already_recorded`: what the transaction was judged when it was recorded (by an earlier report, or the watcher). */
+  recorded: z.enum(['paid', 'overpaid', 'underpaid', 'slippage', 'reverted']).optional(),
   transactionHash: z.string(),
   confirmations: z.number().int().optional(),
   required: z.number().int().optional(),

@@ -130,7 +130,7 @@ describe.each(allStores)('payments on $name', (store) => {
     expect(view.payment).toMatchObject({ transactionHash: hash, explorerUrl: `https://explorer.example/tx/${hash}` });
     expect(view.payable).toBe(false);
     // Reported again: already recorded, nothing changes.
-    expect(await verifyPayment(deps, id, hash)).toMatchObject({ outcome: 'already_recorded', status: 'paid' });
+    expect(await verifyPayment(deps, id, hash)).toMatchObject({ outcome: 'already_recorded', recorded: 'paid', status: 'paid' });
     await expect(quoteFor(deps, id, token)).rejects.toMatchObject({ code: 'receipt_not_payable' });
   });
 
@@ -166,6 +166,8 @@ describe.each(allStores)('payments on $name', (store) => {
     const short = BigInt(quote.amount) - 1_000_000n;
     const first = await pay(buyer, quote, short);
     expect(await verifyPayment(deps, id, first)).toMatchObject({ outcome: 'underpaid', status: 'pending', received: short.toString(), expected: quote.amount });
+    // Reported again (or after the watcher recorded it): what it was judged then.
+    expect(await verifyPayment(deps, id, first)).toMatchObject({ outcome: 'already_recorded', recorded: 'underpaid', status: 'pending', received: short.toString(), expected: quote.amount });
     expect((await getPortalView(deps, id)).underpaid).toEqual({ token: 'USDT', received: short.toString(), expected: quote.amount });
     const second = await pay(buyer, quote, 1_000_000n);
     expect(await verifyPayment(deps, id, second)).toMatchObject({ outcome: 'paid', status: 'paid' });

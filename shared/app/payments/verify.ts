@@ -152,7 +152,7 @@ export const verifyPayment = async (deps: VerifyDeps, receiptId: string, hash: s
     ...extra,
   });
   const known = (receipt.payments ?? []).find((record) => record.txHash === txHash);
-  if (known) return answer('already_recorded', receipt.status, { received: known.amount, ...(known.expected && { expected: known.expected }) });
+  if (known) return answer('already_recorded', receipt.status, { recorded: known.outcome, received: known.amount, ...(known.expected && { expected: known.expected }) });
 
   const tx = await chain.transaction(txHash);
   if (tx === undefined) throw new DomainError('transaction_not_found', `transaction ${txHash} is not on chain ${chain.chainId}`, { field: 'txHash' });
