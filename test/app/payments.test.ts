@@ -146,6 +146,16 @@ describe.each(allStores)('payments on $name', (store) => {
     expect(await verifyPayment(ahead, unpaid, reverted)).toMatchObject({ outcome: 'reverted', status: 'failed' });
   });
 
+  it('one transaction reported twice at once (the page and the watcher together) is one payment: never answered overpaid', async () => {
+    const id = await newReceipt();
+    const quote = await quoteFor(deps, id, 'USDC');
+    const hash = await pay(await newWallet(), quote);
+    const answers = await Promise.all([verifyPayment(deps, id, hash), verifyPayment(deps, id, hash), verifyPayment(deps, id, hash)]);
+    for (const answer of answers) expect(answer.outcome === 'already_recorded' ? answer.recorded : answer.outcome).toBe('paid');
+    expect(answers.filter((answer) => answer.outcome === 'paid')).toHaveLength(1);
+    expect((await receiptOf(id)).payments!.map((record) => [record.txHash, record.outcome])).toEqual([[hash.toLowerCase(), 'paid']]);
+  });
+
   it('tags make each open quote of one total unique, and a plain transfer is matched by the watcher', async () => {
     const [a, b] = [await newReceipt(19.99), await newReceipt(19.99)];
     const [qa, qb] = [await quoteFor(deps, a, 'USDC'), await quoteFor(deps, b, 'USDC')];

@@ -151,8 +151,11 @@ export const verifyPayment = async (deps: VerifyDeps, receiptId: string, hash: s
     transactionHash: txHash,
     ...extra,
   });
+  /** A transaction recorded before: what it was judged then. */
+  const recorded = (status: Receipt['status'], known: PaymentRecord) =>
+    answer('already_recorded', status, { recorded: known.outcome, received: known.amount, ...(known.expected && { expected: known.expected }) });
   const known = (receipt.payments ?? []).find((record) => record.txHash === txHash);
-  if (known) return answer('already_recorded', receipt.status, { recorded: known.outcome, received: known.amount, ...(known.expected && { expected: known.expected }) });
+  if (known) return recorded(receipt.status, known);
 
   const tx = await chain.transaction(txHash);
   if (tx === undefined) throw new DomainError('transaction_not_found', `transaction ${txHash} is not on chain ${chain.chainId}`, { field: 'txHash' });
@@ -211,6 +214,9 @@ export const verifyPayment = async (deps: VerifyDeps, receiptId: string, hash: s
     }),
   });
   if (outcome.ignored) {
+    // This very transaction was recorded meanwhile (the watcher and a report at once): one payment.
+    const same = (outcome.receipt.payments ?? []).find((known) => known.txHash === txHash);
+    if (same) return recorded(outcome.receipt.status, same);
     // Paid already (by another transaction): this one is recorded for the merchant to refund.
     await appendRecord(deps, receipt.wallet, receiptId, { ...record, outcome: 'overpaid' });
     return answer('overpaid', outcome.receipt.status, amounts);
