@@ -5,7 +5,7 @@ import type { AppDeps } from '../../shared/app/deps';
 import { createReceipt } from '../../shared/app/receipts';
 import { compose } from '../../shared/composition';
 import { loadConfig } from '../../shared/config';
-import { newMerchant } from '../../shared/domain/merchant';
+import { merchantRecordWithSplit } from '../support/chain-merchant';
 import { toWebhookBody } from '../../shared/domain/receipt-views';
 import { signStripeWebhook, startStripeFake, stripeEventBody, sessionAt, stripeSessionWebhook, type FakeSession, type StripeFake } from '../support/stripe-fake';
 
@@ -42,22 +42,7 @@ beforeAll(async () => {
     USDC_ADDRESS: chainInfo.usdc,
   });
   deps = compose(config).deps;
-  const now = Date.now();
-  await deps.merchants.upsert(merchant, {
-    ...newMerchant(merchant, now),
-    split: {
-      address: split,
-      recipients: [
-        { address: merchant, bps: 9_900, role: 'merchant' },
-        { address: Wallet.createRandom().address.toLowerCase(), bps: 100, role: 'platform' },
-      ],
-      platformFeeBps: 100,
-      partnerFeeBps: 0,
-      txHash: `0x${'1'.repeat(64)}`,
-      chainId: BASE_SEPOLIA,
-      deployedAt: now,
-    },
-  });
+  await deps.merchants.upsert(merchant, merchantRecordWithSplit(merchant, { address: split, platform: Wallet.createRandom().address.toLowerCase(), txHash: `0x${'1'.repeat(64)}`, chainId: BASE_SEPOLIA }));
 });
 afterAll(async () => {
   await fake?.close();

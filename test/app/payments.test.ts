@@ -1,7 +1,7 @@
-import { Contract, ContractFactory, NonceManager, Wallet, parseEther, type JsonRpcProvider } from 'ethers';
+import { Contract, NonceManager, Wallet, parseEther, type JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ChainUnavailableError, EvmChain } from '../../shared/adapters/evm/chain';
-import { mockAggregatorArtifact, testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
+import { testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
 import { createProvider } from '../../shared/adapters/evm/provider';
 import type { AppDeps } from '../../shared/app/deps';
 import { upsertInventoryItem } from '../../shared/app/inventory-upsert';
@@ -13,7 +13,7 @@ import { expireReceipts } from '../../shared/app/payments/expiry';
 import { commitPendingStock } from '../../shared/app/payments/stock';
 import { createReceipt } from '../../shared/app/receipts';
 import { InventoryUpsertInput } from '../../shared/domain/inventory';
-import { merchantWithSplit, testAccounts } from '../support/chain-merchant';
+import { chainWithOwnFeed, merchantWithSplit, payingSettings, testAccounts } from '../support/chain-merchant';
 import { allStores } from '../support/stores';
 
 /**
@@ -47,31 +47,10 @@ describe.each(allStores)('payments on $name', (store) => {
   const setPrice = async (usd: number) => (await feed.getFunction('setAnswer')(BigInt(Math.round(usd * 1e8)))).wait();
 
   beforeAll(async () => {
-    const relayer = await newWallet();
-    const feedOwner = await newWallet();
-    feed = (await new ContractFactory(mockAggregatorArtifact.abi, mockAggregatorArtifact.bytecode, feedOwner).deploy(3000n * 10n ** 8n)) as Contract;
-    await feed.waitForDeployment();
-    chain = new EvmChain({
-      rpcUrl: chainInfo.rpcUrl,
-      chainId: chainInfo.chainId,
-      relayerPrivateKey: relayer.privateKey,
-      splitFactory: chainInfo.splitFactory,
-      tokens: [chainInfo.usdc, chainInfo.usdt],
-      ethUsdFeed: (await feed.getAddress()).toLowerCase(),
-    });
+    ({ chain, feed } = await chainWithOwnFeed(newWallet));
     const base = await store.make({ chain });
-    deps = {
-      ...base,
-      settings: {
-        ...base.settings,
-        tokens: [
-          { symbol: 'USDC', address: chainInfo.usdc, decimals: 6 },
-          { symbol: 'USDT', address: chainInfo.usdt, decimals: 6 },
-          { symbol: 'ETH', address: '0x0000000000000000000000000000000000000000', decimals: 18 },
-        ],
-        payments: { ...base.settings.payments, confirmations: 1, explorerUrl: 'https://explorer.example', ethUsdFeed: await feed.getAddress() },
-      },
-    };
+    const settings = payingSettings(base.settings, (await feed.getAddress()).toLowerCase());
+    deps = { ...base, settings: { ...settings, payments: { ...settings.payments, explorerUrl: 'https://explorer.example' } } };
     ({ merchant, split } = await merchantWithSplit(deps, chain));
   });
   afterAll(() => chain.destroy());

@@ -1,12 +1,12 @@
-import { merchantWithSplit, testAccounts } from '../support/chain-merchant';
+import { chainWithOwnFeed, merchantWithSplit, payingSettings, testAccounts } from '../support/chain-merchant';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Contract, ContractFactory, Interface, NonceManager, Wallet, getAddress, parseEther, verifyTypedData, type JsonRpcProvider } from 'ethers';
+import { Contract, Interface, NonceManager, Wallet, getAddress, verifyTypedData, type JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EvmChain } from '../../shared/adapters/evm/chain';
-import { mockAggregatorArtifact, testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
+import { testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
 import { createProvider } from '../../shared/adapters/evm/provider';
 import type { AppDeps } from '../../shared/app/deps';
 import { createReceipt } from '../../shared/app/receipts';
@@ -38,25 +38,12 @@ const newWallet = () => accounts.newWallet([chainInfo.usdc]);
 beforeAll(async () => {
   provider = createProvider(chainInfo.rpcUrl, chainInfo.chainId);
   accounts = await testAccounts(provider);
-  const relayer = await newWallet();
-  const feedOwner = await newWallet();
-  const feed = (await new ContractFactory(mockAggregatorArtifact.abi, mockAggregatorArtifact.bytecode, feedOwner).deploy(3000n * 10n ** 8n)) as Contract;
-  await feed.waitForDeployment();
-  const ethUsdFeed = (await feed.getAddress()).toLowerCase();
-  chain = new EvmChain({ rpcUrl: chainInfo.rpcUrl, chainId: chainInfo.chainId, relayerPrivateKey: relayer.privateKey, splitFactory: chainInfo.splitFactory, tokens: [chainInfo.usdc], ethUsdFeed });
+  let ethUsdFeed: string;
+  ({ chain, ethUsdFeed } = await chainWithOwnFeed(newWallet));
   const base = memoryDeps({ chain });
-  deps = {
-    ...base,
-    settings: {
-      ...base.settings,
-      chainId: chainInfo.chainId,
-      tokens: [
-        { symbol: 'USDC', address: chainInfo.usdc, decimals: 6 },
-        { symbol: 'ETH', address: '0x0000000000000000000000000000000000000000', decimals: 18 },
-      ],
-      payments: { ...base.settings.payments, confirmations: 1, ethUsdFeed },
-    },
-  };
+  const settings = payingSettings(base.settings, ethUsdFeed);
+  // USDC and ETH: the two kinds of payment a proof names (a token's Transfer, a value sent).
+  deps = { ...base, settings: { ...settings, tokens: settings.tokens.filter((token) => token.symbol !== 'USDT') } };
   ({ split } = await merchantWithSplit(deps, chain, merchant));
   host = await startHost(deps);
 }, 60_000);

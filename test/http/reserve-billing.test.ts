@@ -3,11 +3,11 @@
  * on the Cosmos protocol server and the run's anvil chain through the real EVM adapter. The merchant,
  * its split, the feed and the buyer are fresh, so nothing here races the other test files' accounts.
  */
-import { merchantWithSplit } from '../support/chain-merchant';
-import { Contract, ContractFactory, NonceManager, Wallet, parseEther, type JsonRpcProvider } from 'ethers';
+import { chainWithOwnFeed, merchantWithSplit, payingSettings, testAccounts } from '../support/chain-merchant';
+import { Contract, NonceManager, Wallet, parseEther, type JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EvmChain } from '../../shared/adapters/evm/chain';
-import { mockAggregatorArtifact, testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
+import { testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
 import { createProvider } from '../../shared/adapters/evm/provider';
 import type { AppDeps } from '../../shared/app/deps';
 import { createReceipt } from '../../shared/app/receipts';
@@ -53,36 +53,11 @@ const row = (json: Record<string, unknown>, symbol: string) => rows(json).find((
 
 beforeAll(async () => {
   provider = createProvider(chainInfo.rpcUrl, chainInfo.chainId);
-  const funderKey = Wallet.createRandom();
-  await setEth(funderKey.address, parseEther('1000'));
-  funder = new NonceManager(new Wallet(funderKey.privateKey, provider));
-  const relayer = new Wallet(Wallet.createRandom().privateKey, provider);
-  await setEth(relayer.address, parseEther('100'));
-  const feedOwner = new Wallet(Wallet.createRandom().privateKey, provider);
-  await setEth(feedOwner.address, parseEther('100'));
-  feed = (await new ContractFactory(mockAggregatorArtifact.abi, mockAggregatorArtifact.bytecode, feedOwner).deploy(3000n * 10n ** 8n)) as Contract;
-  await feed.waitForDeployment();
-  chain = new EvmChain({
-    rpcUrl: chainInfo.rpcUrl,
-    chainId: chainInfo.chainId,
-    relayerPrivateKey: relayer.privateKey,
-    splitFactory: chainInfo.splitFactory,
-    tokens: [chainInfo.usdc, chainInfo.usdt],
-    ethUsdFeed: (await feed.getAddress()).toLowerCase(),
-  });
+  const accounts = await testAccounts(provider);
+  funder = accounts.funder;
+  ({ chain, feed } = await chainWithOwnFeed(() => accounts.newWallet()));
   const base = await cosmosStore.make({ chain });
-  deps = {
-    ...base,
-    settings: {
-      ...base.settings,
-      tokens: [
-        { symbol: 'USDC', address: chainInfo.usdc, decimals: 6 },
-        { symbol: 'USDT', address: chainInfo.usdt, decimals: 6 },
-        { symbol: 'ETH', address: ZERO_ADDRESS, decimals: 18 },
-      ],
-      payments: { ...base.settings.payments, confirmations: 1, ethUsdFeed: await feed.getAddress() },
-    },
-  };
+  deps = { ...base, settings: payingSettings(base.settings, (await feed.getAddress()).toLowerCase()) };
   ({ merchant, platform, split } = await merchantWithSplit(deps, chain));
   apiKey = (await addMerchant(deps, merchant, { plan: 'pro' })).apiKey;
   host = await startHost(deps);
