@@ -17,6 +17,7 @@ import './console-receipts-deliveries';
 import './console-receipts-redeliver';
 import './console-receipts-terminal';
 import './console-webhooks-test';
+import './console-webhook-secret-rotate';
 import './shop-config-get';
 import './shop-config-update';
 import './pricing-config-get';

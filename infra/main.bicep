@@ -61,6 +61,32 @@ param x402CallsPerMinute int = 30
 @minValue(0)
 param splitDeployDailyBudget int = 200
 
+// The relayer's other gas (docs/decisions.md, "The relayer's budget"): the defaults are the app's,
+// sized to Base at 0.05 gwei and 4,000 USD an ETH.
+@description('x402 settlements the service pays gas for, across all payers, per UTC day (SETTLEMENT_DAILY_BUDGET); once spent, x402 payments answer 503 relayer_budget_spent until midnight UTC.')
+@minValue(0)
+param settlementDailyBudget int = 1000
+
+@description('Distributions the relayer sends to reconcile paid receipts, across all splits, per UTC day (DISTRIBUTION_DAILY_BUDGET); once spent, paid receipts wait for the next day.')
+@minValue(0)
+param distributionDailyBudget int = 1000
+
+@description('The smallest x402 order in USDC atomic units, 6 decimals (X402_MIN_ORDER_USDC): its 1 % platform fee pays for its settlement. Never below the interface document\'s 100000 (0.10 USDC).')
+@minValue(100000)
+param x402MinOrderUsdc int = 2000000
+
+@description('USDC a split must hold, in atomic units (DISTRIBUTE_MIN_USDC), before the relayer distributes it; 0: whatever it holds.')
+@minValue(0)
+param distributeMinUsdc int = 5000000
+
+@description('USDT a split must hold, in atomic units (DISTRIBUTE_MIN_USDT), before the relayer distributes it; 0: whatever it holds.')
+@minValue(0)
+param distributeMinUsdt int = 5000000
+
+@description('ETH a split must hold, in wei (DISTRIBUTE_MIN_ETH_WEI), before the relayer distributes it; 0: whatever it holds.')
+@minValue(0)
+param distributeMinEthWei int = 1250000000000000
+
 @description('Brand key of this deployment (BRAND_KEY): 1-32 of a-z 0-9 -.')
 param brandKey string = 'default'
 
@@ -107,6 +133,9 @@ param onrampProvider string = 'none'
 
 @description('Split factory contract (SPLIT_FACTORY_ADDRESS).')
 param splitFactoryAddress string
+
+@description('Deposit factory contract, which makes per-receipt deposit addresses (DEPOSIT_FACTORY_ADDRESS). Empty: none on this chain yet; no payment uses it yet.')
+param depositFactoryAddress string = ''
 
 @description('Platform payout wallet in every split (PLATFORM_WALLET).')
 param platformWallet string
@@ -378,6 +407,7 @@ module functionApp 'modules/functionapp.bicep' = {
     x402FacilitatorUrl: x402FacilitatorUrl
     onrampProvider: onrampProvider
     splitFactoryAddress: splitFactoryAddress
+    depositFactoryAddress: depositFactoryAddress
     platformWallet: platformWallet
     adminWallets: adminWallets
     apimServiceName: apimService.outputs.name
@@ -386,6 +416,12 @@ module functionApp 'modules/functionapp.bicep' = {
     keylessCallsPerMinute: keylessCallsPerMinute
     x402CallsPerMinute: x402CallsPerMinute
     splitDeployDailyBudget: splitDeployDailyBudget
+    settlementDailyBudget: settlementDailyBudget
+    distributionDailyBudget: distributionDailyBudget
+    x402MinOrderUsdc: x402MinOrderUsdc
+    distributeMinUsdc: distributeMinUsdc
+    distributeMinUsdt: distributeMinUsdt
+    distributeMinEthWei: distributeMinEthWei
   }
   // Key Vault references and identity-based storage resolve only once the roles exist.
   dependsOn: [

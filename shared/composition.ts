@@ -11,7 +11,7 @@ import { randomIds, systemClock } from './adapters/system/runtime';
 import { MemorySubscriptionRepository } from './adapters/memory/subscriptions';
 import { connectQueues, ensureQueues, type QueueStore } from './adapters/storage-queue/client';
 import { createHash } from 'node:crypto';
-import { loadConfig, type Config } from './config';
+import { LOCAL_GAS_SETTINGS, loadConfig, type Config } from './config';
 import { CosmosDeliveryLog } from './adapters/cosmos/deliveries';
 import { CosmosReceiptRepository } from './adapters/cosmos/receipts';
 import { aesGcmSecretBox } from './adapters/crypto/secret-box';
@@ -50,6 +50,12 @@ export const settingsFrom = (config: Config): Settings => ({
   portalRateLimitPerMinute: config.PORTAL_RATE_LIMIT_PER_MINUTE,
   frameAncestors: config.FRAME_ANCESTORS,
   splitDeployDailyBudget: config.SPLIT_DEPLOY_DAILY_BUDGET,
+  relayer: {
+    settlementsPerDay: config.SETTLEMENT_DAILY_BUDGET,
+    distributionsPerDay: config.DISTRIBUTION_DAILY_BUDGET,
+    x402MinOrder: config.X402_MIN_ORDER_USDC,
+    distributeMin: { USDC: config.DISTRIBUTE_MIN_USDC, USDT: config.DISTRIBUTE_MIN_USDT, ETH: config.DISTRIBUTE_MIN_ETH_WEI },
+  },
   siweDomain: config.SIWE_DOMAIN ?? new URL(config.BASE_URL).host,
   chainId: config.CHAIN_ID,
   adminWallets: config.ADMIN_WALLETS,
@@ -116,7 +122,7 @@ const chainFrom = (config: Config): (Chain & { destroy(): void }) | undefined =>
     relayerBalance: async () => (await load()).relayerBalance(),
     transaction: async (hash) => (await load()).transaction(hash),
     paymentsInto: async (splits, range) => (await load()).paymentsInto(splits, range),
-    transfersBetween: async (from, to, range) => (await load()).transfersBetween(from, to, range),
+    transfersAmong: async (senders, recipients, range) => (await load()).transfersAmong(senders, recipients, range),
     ethUsdPrice: async () => (await load()).ethUsdPrice(),
     distribute: async (split, token) => (await load()).distribute(split, token),
     balancesOf: async (holders, tokens, blockTag) => (await load()).balancesOf(holders, tokens, blockTag),
@@ -177,7 +183,7 @@ const x402Adapters = (config: Config): Pick<AppDeps, 'settler' | 'x402'> => {
     encodePaymentResponse: async (settlement) => (await wire()).encodePaymentResponse(settlement),
     decodePayment: async (header) => (await wire()).decodePayment(header),
     tokenDomain: async (token) => (await wire()).tokenDomain(token),
-    authorizationUse: async (token, authorizer, nonce) => (await wire()).authorizationUse(token, authorizer, nonce),
+    authorizationOutcome: async (token, terms, hint) => (await wire()).authorizationOutcome(token, terms, hint),
     parseSignInWithX: async (header) => (await wire()).parseSignInWithX(header),
     verifySignInWithX: async (proof) => (await wire()).verifySignInWithX(proof),
     signInWithXSchema: async () => (await wire()).signInWithXSchema(),
@@ -247,7 +253,7 @@ const downProbe = (what: string) => ({
 });
 
 /** An in-process adapter set: unit tests and `STORE=memory`. */
-const memoryConfig = () => loadConfig({ STORE: 'memory', APP_ENV: 'development' });
+const memoryConfig = () => loadConfig({ STORE: 'memory', APP_ENV: 'development', ...LOCAL_GAS_SETTINGS });
 
 export const memoryDeps = (overrides: Partial<AppDeps> = {}): AppDeps => ({
   settings: settingsFrom(memoryConfig()),

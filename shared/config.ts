@@ -1,9 +1,17 @@
 import { z } from 'zod';
 import packageJson from '../package.json';
 import { plans, type Plan } from './domain/subscription';
+import { X402_ORDER_BOUNDS } from './domain/x402-requests';
 
 const flag = z.enum(['true', 'false']).transform((value) => value === 'true');
 const optionalText = z.string().optional();
+/** A token amount in atomic units, whole and non-negative, as a bigint. */
+const atomicUnits = (fallback: string) =>
+  z
+    .string()
+    .regex(/^\d{1,36}$/, 'must be a whole number of atomic units')
+    .default(fallback)
+    .transform((text) => BigInt(text));
 
 /**
  * The service's version: package.json's, and nothing else, so /healthz and the OpenAPI documents
@@ -57,6 +65,22 @@ const EnvSchema = z.object({
     .default("'none'"),
   /** Split deployments the relayer pays for, across all merchants, per UTC day. */
   SPLIT_DEPLOY_DAILY_BUDGET: z.coerce.number().int().min(0).default(200),
+  /**
+   * The relayer's other gas (docs/decisions.md, "The relayer's budget"): x402 settlements and split
+   * distributions it pays for per UTC day, all payers and splits together. The defaults are sized to
+   * Base's gas; the local stack and in-process tests run with LOCAL_GAS_SETTINGS.
+   */
+  SETTLEMENT_DAILY_BUDGET: z.coerce.number().int().min(0).default(1_000),
+  DISTRIBUTION_DAILY_BUDGET: z.coerce.number().int().min(0).default(1_000),
+  /** The smallest x402 order, USDC atomic units: its platform fee pays for its settlement's gas. */
+  X402_MIN_ORDER_USDC: atomicUnits('2000000').refine(
+    (units) => units >= X402_ORDER_BOUNDS.min && units <= X402_ORDER_BOUNDS.max,
+    `must be between ${X402_ORDER_BOUNDS.min} (0.10 USDC, the interface document's lower bound) and ${X402_ORDER_BOUNDS.max}`,
+  ),
+  /** What a split must hold of a token (atomic units) before the relayer distributes it; 0: whatever it holds. */
+  DISTRIBUTE_MIN_USDC: atomicUnits('5000000'),
+  DISTRIBUTE_MIN_USDT: atomicUnits('5000000'),
+  DISTRIBUTE_MIN_ETH_WEI: atomicUnits('1250000000000000'),
   /** Signs session tokens (HS256); at least 32 characters. Required outside development. */
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   /** EIP-4361 domain; defaults to the host of BASE_URL. */
@@ -86,6 +110,8 @@ const EnvSchema = z.object({
   USDC_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').transform((a) => a.toLowerCase()).optional(),
   USDT_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').transform((a) => a.toLowerCase()).optional(),
   SPLIT_FACTORY_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').transform((a) => a.toLowerCase()).optional(),
+  /** The DepositFactory that makes per-receipt deposit addresses. Optional: no payment uses them yet. */
+  DEPOSIT_FACTORY_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').transform((a) => a.toLowerCase()).optional(),
   /** Pays gas for the service's own transactions (split deployment, x402 settlement). A secret. */
   RELAYER_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key').optional(),
   /**
@@ -164,6 +190,18 @@ const EnvSchema = z.object({
 });
 
 export type Config = z.output<typeof EnvSchema> & { APP_VERSION: string };
+
+/**
+ * The relayer's gas rules where the gas is free (the local chain): orders down to the interface
+ * document's lower bound, splits distributed whatever they hold. The local stack and the in-process
+ * test dependencies start from these; anything set in the environment wins.
+ */
+export const LOCAL_GAS_SETTINGS = {
+  X402_MIN_ORDER_USDC: String(X402_ORDER_BOUNDS.min),
+  DISTRIBUTE_MIN_USDC: '0',
+  DISTRIBUTE_MIN_USDT: '0',
+  DISTRIBUTE_MIN_ETH_WEI: '0',
+} as const;
 
 /** The card on-ramp in use: as configured, else the sandbox in development and none elsewhere. */
 export const onrampProviderOf = (config: Pick<Config, 'ONRAMP_PROVIDER' | 'APP_ENV'>) => config.ONRAMP_PROVIDER ?? (config.APP_ENV === 'development' ? 'sandbox' : 'none');

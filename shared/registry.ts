@@ -36,7 +36,10 @@ export const containers = {
   receipts: {
     name: 'receipts',
     partitionKey: '/wallet',
-    compositeIndexes: [[{ path: '/createdAt', order: 'descending' }, { path: '/id', order: 'descending' }]],
+    compositeIndexes: [
+      [{ path: '/createdAt', order: 'descending' }, { path: '/id', order: 'descending' }],
+      [{ path: '/wallet', order: 'ascending' }, { path: '/createdAt', order: 'descending' }],
+    ],
   },
   /** Webhook delivery attempts by receipt; an attempt's id `<eventId>:<n>` is claimed before it is sent. */
   deliveries: { name: 'deliveries', partitionKey: '/receiptId' },

@@ -16,7 +16,7 @@ export interface WebhookVerifyInput {
   /** The request body exactly as received, before any JSON parsing. */
   body: string | Uint8Array | ArrayBuffer;
   headers: WebhookHeaders;
-  /** The API key that created the receipt. */
+  /** The API key that created the receipt, or the shop's webhook signing secret (`whsec_…`) for a receipt no key created. */
   secret: string;
   /** How far `t` may be from `now`, either side, in ms; exactly this far is accepted. Default 300000 (5 minutes). */
   toleranceMs?: number;
@@ -28,7 +28,7 @@ export interface WebhookVerifyInput {
 
 /**
  * Checks `<prefix>Signature-Timestamped: t=<unix ms>,v1=<hex HMAC-SHA256 of "<t>.<body>">` in
- * constant time, then the age of `t`, then parses the body. Throws a TypeError only for a call that
+ * constant time (any of several `v1`, as during a signing secret's rotation, may match), then the age of `t`, then parses the body. Throws a TypeError only for a call that
  * cannot be right (no secret, a negative tolerance, a body that is not bytes).
  */
 export declare function verifyWebhook<Event = unknown>(input: WebhookVerifyInput): WebhookVerifyResult<Event>;

@@ -3,7 +3,9 @@
 // from a clone of this repository or copy the file. Types: webhook-verify.d.mts next to it.
 //
 // Every delivery carries `<prefix>Signature-Timestamped: t=<unix ms>,v1=<hex>`, where v1 is
-// HMAC-SHA256, keyed with the API key that created the receipt, of `<t>.<body bytes as sent>`.
+// HMAC-SHA256, keyed with the API key that created the receipt (or, for a receipt no key created,
+// the shop's webhook signing secret), of `<t>.<body bytes as sent>`. While a signing secret is being
+// rotated the header carries one v1 per secret, and a match with any of them passes.
 // `t` is the time the attempt was sent (the `<prefix>Timestamp` header carries the same value):
 // a receiver that refuses an old `t` refuses a captured request replayed later.
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -69,7 +71,7 @@ const bytesOf = (body) => {
  * @param {object} input
  * @param {string | Uint8Array | ArrayBuffer} input.body the request body exactly as received, before any JSON parsing
  * @param {Record<string, string | string[] | undefined> | Headers} input.headers the request headers (any case)
- * @param {string} input.secret the API key that created the receipt
+ * @param {string} input.secret the API key that created the receipt, or the shop's webhook signing secret
  * @param {number} [input.toleranceMs] how far `t` may be from `now`, in ms (default 300000: 5 minutes)
  * @param {number} [input.now] the current time in unix ms (default Date.now())
  * @param {string} [input.prefix] the service's header prefix (default "X-Service-")
@@ -77,7 +79,7 @@ const bytesOf = (body) => {
  *   | { ok: false, reason: 'missing_header' | 'bad_format' | 'bad_signature' | 'too_old' | 'in_future' | 'bad_body' }}
  */
 export function verifyWebhook({ body, headers, secret, toleranceMs = DEFAULT_TOLERANCE_MS, now = Date.now(), prefix = DEFAULT_HEADER_PREFIX }) {
-  if (typeof secret !== 'string' || secret === '') throw new TypeError('verifyWebhook: secret must be the API key (a non-empty string)');
+  if (typeof secret !== 'string' || secret === '') throw new TypeError('verifyWebhook: secret must be the API key or webhook signing secret (a non-empty string)');
   if (typeof toleranceMs !== 'number' || !(toleranceMs >= 0)) throw new TypeError('verifyWebhook: toleranceMs must be a number ≥ 0');
   if (typeof now !== 'number' || !Number.isFinite(now)) throw new TypeError('verifyWebhook: now must be a time in unix ms');
   const bytes = bytesOf(body);

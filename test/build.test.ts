@@ -45,7 +45,7 @@ const invoke = async ({ name, method = 'GET', path, body, signIn }) => {
   const request = new HttpRequest({
     method,
     url: 'http://localhost:7071' + path,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: body === undefined ? {} : { 'content-type': 'application/json', origin: 'http://localhost:7071' },
     ...(body !== undefined && { body: { string: JSON.stringify(body) } }),
   });
   const logs = [];

@@ -23,7 +23,10 @@ interface AggregatorV3Interface {
 /**
  * @title MockAggregatorV3
  * @notice An ETH/USD feed whose answer the deployer sets: 8 decimals, like Chainlink's USD feeds. Each
- * answer starts a new round, as an oracle update does. For tests and the local chain only.
+ * answer starts a new round, as an oracle update does. Like a Chainlink proxy it names its aggregator
+ * (itself, unless the owner names another) and, like an OCR aggregator, the bounds its answers are
+ * held to; it does not enforce them, so an answer at a bound (a market past it) can be set. For tests
+ * and the local chain only.
  */
 contract MockAggregatorV3 is AggregatorV3Interface {
     struct Round {
@@ -35,8 +38,13 @@ contract MockAggregatorV3 is AggregatorV3Interface {
     uint8 public constant decimals = 8;
     string public constant description = "ETH / USD";
     uint256 public constant version = 4;
+    /// @notice The aggregator's bounds, in the answer's decimals: 0.00000001 USD and 1,000,000 USD.
+    int192 public constant minAnswer = 1;
+    int192 public constant maxAnswer = 100_000_000_000_000;
 
     address public immutable owner;
+    /// @notice The aggregator behind the feed, as EACAggregatorProxy.aggregator() names it.
+    address public aggregator;
     uint80 public latestRound;
     mapping(uint80 roundId => Round) private _rounds;
 
@@ -53,7 +61,13 @@ contract MockAggregatorV3 is AggregatorV3Interface {
 
     constructor(int256 initialAnswer) {
         owner = msg.sender;
+        aggregator = address(this);
         _newRound(initialAnswer);
+    }
+
+    /// @notice Names another aggregator: one without minAnswer/maxAnswer (or no contract) makes a feed with no bounds.
+    function setAggregator(address aggregator_) external onlyOwner {
+        aggregator = aggregator_;
     }
 
     /// @notice Starts a new round with this answer, updated now.

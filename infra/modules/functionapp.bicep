@@ -117,6 +117,9 @@ param onrampProvider string
 @description('SPLIT_FACTORY_ADDRESS.')
 param splitFactoryAddress string
 
+@description('DEPOSIT_FACTORY_ADDRESS (may be empty).')
+param depositFactoryAddress string
+
 @description('PLATFORM_WALLET.')
 param platformWallet string
 
@@ -140,6 +143,24 @@ param x402CallsPerMinute int
 
 @description('SPLIT_DEPLOY_DAILY_BUDGET: split deployments the relayer pays for, across all merchants, per UTC day.')
 param splitDeployDailyBudget int
+
+@description('SETTLEMENT_DAILY_BUDGET: x402 settlements the service pays gas for, across all payers, per UTC day.')
+param settlementDailyBudget int
+
+@description('DISTRIBUTION_DAILY_BUDGET: distributions the relayer sends, across all splits, per UTC day.')
+param distributionDailyBudget int
+
+@description('X402_MIN_ORDER_USDC: the smallest x402 order, USDC atomic units.')
+param x402MinOrderUsdc int
+
+@description('DISTRIBUTE_MIN_USDC: USDC (atomic units) a split must hold before the relayer distributes it.')
+param distributeMinUsdc int
+
+@description('DISTRIBUTE_MIN_USDT: USDT (atomic units) a split must hold before the relayer distributes it.')
+param distributeMinUsdt int
+
+@description('DISTRIBUTE_MIN_ETH_WEI: ETH (wei) a split must hold before the relayer distributes it.')
+param distributeMinEthWei int
 
 var suffix = take(uniqueString(resourceGroup().id, name), 6)
 
@@ -193,6 +214,7 @@ var appSettings = concat(
     // Card payments: the on-ramp provider; Stripe's secrets are referenced only when it is the one.
     { name: 'ONRAMP_PROVIDER', value: onrampProvider }
     { name: 'SPLIT_FACTORY_ADDRESS', value: splitFactoryAddress }
+    { name: 'DEPOSIT_FACTORY_ADDRESS', value: depositFactoryAddress }
     { name: 'PLATFORM_WALLET', value: platformWallet }
     { name: 'ADMIN_WALLETS', value: adminWallets }
     // API keys are API Management subscriptions, created through ARM with the app's identity.
@@ -205,6 +227,14 @@ var appSettings = concat(
     { name: 'KEYLESS_RATE_LIMIT_PER_MINUTE', value: string(keylessCallsPerMinute) }
     { name: 'X402_RATE_LIMIT_PER_MINUTE', value: string(x402CallsPerMinute) }
     { name: 'SPLIT_DEPLOY_DAILY_BUDGET', value: string(splitDeployDailyBudget) }
+    // The relayer's other gas: settlements and distributions a day, the smallest x402 order, and what
+    // a split must hold before it is distributed.
+    { name: 'SETTLEMENT_DAILY_BUDGET', value: string(settlementDailyBudget) }
+    { name: 'DISTRIBUTION_DAILY_BUDGET', value: string(distributionDailyBudget) }
+    { name: 'X402_MIN_ORDER_USDC', value: string(x402MinOrderUsdc) }
+    { name: 'DISTRIBUTE_MIN_USDC', value: string(distributeMinUsdc) }
+    { name: 'DISTRIBUTE_MIN_USDT', value: string(distributeMinUsdt) }
+    { name: 'DISTRIBUTE_MIN_ETH_WEI', value: string(distributeMinEthWei) }
     { name: 'PORTAL_RATE_LIMIT_PER_MINUTE', value: string(portalCallsPerMinute) }
     { name: 'JWT_SECRET', value: keyVaultReference.jwtSecret }
     { name: 'DATA_ENCRYPTION_KEY', value: keyVaultReference.dataEncryptionKey }

@@ -1,9 +1,10 @@
 /**
- * Deploys the contracts the local stack needs (test tokens, the split factory, the ETH/USD feed)
- * onto anvil, and funds the buyer accounts with test tokens.
+ * Deploys the contracts the local stack needs (test tokens, the split factory, the deposit factory,
+ * the ETH/USD feed) onto anvil, and funds the buyer accounts with test tokens.
  */
-import { Contract, ContractFactory, Wallet, getCreateAddress, type JsonRpcProvider } from 'ethers';
+import { Contract, ContractFactory, Wallet, ZeroHash, concat, getCreate2Address, getCreateAddress, keccak256, type JsonRpcProvider } from 'ethers';
 import {
+  depositFactoryArtifact,
   mockAggregatorArtifact,
   splitFactoryArtifact,
   testUsdcArtifact,
@@ -19,6 +20,8 @@ export interface LocalContracts {
   splitFactory: string;
   /** MockAggregatorV3, owned by ANVIL_FEED_OWNER. */
   ethUsdFeed: string;
+  /** DepositFactory (per-receipt deposit addresses), at the CREATE2 address its code fixes. */
+  depositFactory: string;
 }
 
 /** The feed's first answer: 3000 USD per ETH, with the feed's 8 decimals. */
@@ -44,7 +47,8 @@ export const fetchChainId = async (rpcUrl: string): Promise<number> => {
  * Deploys TestUSDC, TestUSDT and the SplitFactory (which creates the Split implementation) from the
  * relayer account and the ETH/USD feed from ANVIL_FEED_OWNER, or finds them: on a chain restored from
  * its state file, where these accounts' first transactions deployed them, the same addresses are
- * returned and nothing is sent. Then tops up each buyer to BUYER_TOKENS of each test token.
+ * returned and nothing is sent. Then the DepositFactory (which creates the DepositForwarder
+ * implementation), found by its code likewise. Then tops up each buyer to BUYER_TOKENS of each test token.
  */
 export const deployLocalContracts = async (rpcUrl: string, relayerPrivateKey: string): Promise<LocalContracts> => {
   const provider = createProvider(rpcUrl, await fetchChainId(rpcUrl));
@@ -55,7 +59,9 @@ export const deployLocalContracts = async (rpcUrl: string, relayerPrivateKey: st
       deployFeed(provider, feedOwner),
     ]);
     if (!usdc || !usdt || !splitFactory) throw new Error('a local contract has no address');
-    const contracts = { usdc: lower(usdc), usdt: lower(usdt), splitFactory: lower(splitFactory), ethUsdFeed: lower(ethUsdFeed) };
+    // After the relayer's first three transactions, which fix the other contracts' addresses.
+    const depositFactory = await deployDepositFactory(provider, new Wallet(relayerPrivateKey, provider));
+    const contracts = { usdc: lower(usdc), usdt: lower(usdt), splitFactory: lower(splitFactory), ethUsdFeed: lower(ethUsdFeed), depositFactory: lower(depositFactory) };
     await fundBuyers(feedOwner, [contracts.usdc, contracts.usdt]);
     return contracts;
   } finally {
@@ -80,6 +86,24 @@ const deployRelayerContracts = async (provider: JsonRpcProvider, relayer: Wallet
       return contract.getAddress();
     }),
   );
+};
+
+/** anvil's built-in CREATE2 deployer (the deterministic deployment proxy): its call data is salt ‖ init code. */
+const CREATE2_DEPLOYER = '0x4e59b44847b379578588920ca78fbf26c0b4956c';
+
+/**
+ * The deposit factory goes through the CREATE2 deployer, not at a relayer nonce: a chain restored from
+ * a state file made before it existed has spent the relayer's next nonces on splits, so a nonce-fixed
+ * address could never be deployed there. Its address follows from its code alone (salt zero), and a
+ * restart finds it by that code.
+ */
+const deployDepositFactory = async (provider: JsonRpcProvider, relayer: Wallet): Promise<string> => {
+  const address = getCreate2Address(CREATE2_DEPLOYER, ZeroHash, keccak256(depositFactoryArtifact.bytecode));
+  if ((await provider.getCode(address)) !== '0x') return address;
+  if ((await provider.getCode(CREATE2_DEPLOYER)) === '0x') throw new Error(`no CREATE2 deployer at ${CREATE2_DEPLOYER}: start anvil without --disable-default-create2-deployer`);
+  await (await relayer.sendTransaction({ to: CREATE2_DEPLOYER, data: concat([ZeroHash, depositFactoryArtifact.bytecode]) })).wait();
+  if ((await provider.getCode(address)) === '0x') throw new Error(`the deposit factory was not deployed at ${lower(address)}`);
+  return address;
 };
 
 /** The feed is the owner's first transaction, so its address is known without asking anything but its code. */

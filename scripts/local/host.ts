@@ -135,6 +135,10 @@ export const createLocalHost = ({ deps, routes, functions, log = () => {} }: Loc
     for (const name of [...WALLET_HEADERS, SUBSCRIPTION_HEADER]) headers.delete(name);
     url.searchParams.delete('wallet');
     headers.set(CORRELATION_HEADER, correlationId);
+    // As API Management does: the peer the call came from is appended, after whatever the client sent,
+    // and only that last entry is believed (clientAddressOf).
+    const peer = (request.socket.remoteAddress ?? '').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+    if (peer) headers.set('x-forwarded-for', [headers.get('x-forwarded-for'), peer].filter(Boolean).join(', '));
 
     if (matched.route.auth.kind === 'key') {
       const apiKey = API_KEY_HEADERS.map((name) => firstHeader(request.headers[name])).find(Boolean);

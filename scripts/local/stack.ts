@@ -17,7 +17,7 @@ import { deploySplit } from '../../shared/app/splits';
 import { ShopConfigUpdate } from '../../shared/domain/shop';
 import { compose } from '../../shared/composition';
 import { setDeps } from '../../shared/composition';
-import { loadConfig, withoutBlanks } from '../../shared/config';
+import { LOCAL_GAS_SETTINGS, loadConfig, withoutBlanks } from '../../shared/config';
 import { InventoryListQuery, InventoryUpsertInput } from '../../shared/domain/inventory';
 import { scopes } from '../../shared/domain/subscription';
 import { httpFunctions } from '../../shared/http/function';
@@ -179,6 +179,8 @@ export const startLocalStack = async (env: Record<string, string | undefined> = 
     APP_ENV: 'development',
     STORE_AUTO_CREATE: 'true',
     BASE_URL: `http://localhost:${port}`,
+    // Small orders, and every split distributed within a minute (set these to try the production rules).
+    ...LOCAL_GAS_SETTINGS,
     ...withoutBlanks(env),
   };
 
@@ -206,6 +208,7 @@ export const startLocalStack = async (env: Record<string, string | undefined> = 
       USDC_ADDRESS: contracts.usdc,
       USDT_ADDRESS: contracts.usdt,
       SPLIT_FACTORY_ADDRESS: contracts.splitFactory,
+      DEPOSIT_FACTORY_ADDRESS: contracts.depositFactory,
       ETH_USD_FEED_ADDRESS: contracts.ethUsdFeed,
       // anvil mines a block per transaction: one confirmation is all a payment ever gets.
       CHAIN_CONFIRMATIONS: settings.CHAIN_CONFIRMATIONS ?? '1',

@@ -4,11 +4,11 @@ import { API_KEY_PREFIX_LENGTH, toKeyView, type Plan, type Scope, type Subscript
 import { currentPlanOf } from '../domain/merchant';
 import type { Receipt } from '../domain/receipt';
 import { isFinalReceipt } from '../domain/receipt-status';
-import { DuplicateKeyError } from '../ports/errors';
 import type { AppDeps } from './deps';
 import { withEtagRetry } from './etag-retry';
 import { hashApiKey } from './hashing';
 import { loadMerchant } from './merchants';
+import { takeClaim } from './claims';
 
 export interface CreateApiKeyInput {
   /** The subscription id, when the caller has reserved one; random otherwise. */
@@ -120,12 +120,7 @@ const claimKeySlot = async (deps: MerchantKeyDeps, wallet: string, subscriptionI
     }
     const unslotted = active.filter((subscription) => !slotted.has(subscription.id)).length;
     if (slotted.size + unslotted >= MAX_ACTIVE_KEYS) throw full();
-    try {
-      await deps.claims.create(id, { id, owner: subscriptionId, createdAt: deps.clock.now() });
-      return id;
-    } catch (error) {
-      if (!(error instanceof DuplicateKeyError)) throw error;
-    }
+    if ((await takeClaim(deps.claims, { id, owner: subscriptionId, createdAt: deps.clock.now() })).taken) return id;
   }
   throw full();
 };
@@ -164,12 +159,6 @@ export const revokeMerchantKey = async (deps: Pick<AppDeps, 'subscriptions' | 'k
   await revokeApiKey(deps, id, wallet);
   await releaseKeySlot(deps, wallet, id);
   return { ok: true as const, id };
-};
-
-/** The key that signs a shop's webhooks for receipts no key of its own created (agents', the console's): its newest active one. */
-export const shopSigningKeyId = async (deps: Pick<AppDeps, 'subscriptions'>, wallet: string): Promise<string | null> => {
-  const active = (await deps.subscriptions.list({ wallet })).filter((subscription) => subscription.status === 'active');
-  return active.sort((a, b) => b.createdAt - a.createdAt)[0]?.id ?? null;
 };
 
 /** Receipts read per page while rolling, and pages per call: one call does a bounded amount of work; `nextCursor` goes on. */

@@ -1,9 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import { DomainError } from '../domain/errors';
 import { NONCE_TTL_MS, SESSION_TTL_MS, checkSignIn, composeNonce, nonceBody, parseNonce, rolesOf, usedNonceClaimId, type Role, type Session } from '../domain/session';
-import { DuplicateKeyError } from '../ports/errors';
 import type { AppDeps } from './deps';
 import { sha256Hex } from './hashing';
+import { takeClaim } from './claims';
 
 type AuthDeps = Pick<AppDeps, 'claims' | 'sessions' | 'sessionTokens' | 'signIn' | 'clock' | 'ids' | 'settings'>;
 
@@ -45,11 +45,8 @@ export const consumeNonce = async (deps: NonceDeps, nonce: string, now: number, 
     throw unauthorized('sign-in refused: unknown, used or expired nonce');
   }
   const id = usedNonceClaimId(nonce);
-  try {
-    await deps.claims.create(id, { id, owner: purpose, createdAt: now, expiresAt: parsed.expiresAt });
-  } catch (error) {
-    if (error instanceof DuplicateKeyError) throw unauthorized('sign-in refused: unknown, used or expired nonce');
-    throw error;
+  if (!(await takeClaim(deps.claims, { id, owner: purpose, createdAt: now, expiresAt: parsed.expiresAt })).taken) {
+    throw unauthorized('sign-in refused: unknown, used or expired nonce');
   }
 };
 

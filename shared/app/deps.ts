@@ -1,4 +1,4 @@
-import type { ChainState, PayToken } from '../domain/payment';
+import type { ChainState, PayToken, PayTokenSymbol } from '../domain/payment';
 import type { PricingConfig } from '../domain/pricing';
 import type { Session } from '../domain/session';
 import type { Plan } from '../domain/subscription';
@@ -35,6 +35,8 @@ export interface Settings {
   frameAncestors: string;
   /** Relayer-paid split deployments per UTC day, all merchants together. */
   splitDeployDailyBudget: number;
+  /** What else the relayer pays gas for, and when: x402 settlements and distributions. */
+  relayer: RelayerSettings;
   /** How long a subscription record may be served from memory. */
   subscriptionCacheMs: number;
   /** The sign-in domain (EIP-4361 `domain`): from configuration, never from a request's Host. */
@@ -57,6 +59,18 @@ export interface Settings {
   webhookHeaderPrefix: string;
   /** Receipt-signing keys rotated out (lower-case address, when it stopped signing, Unix ms). */
   retiredReceiptSigners: Array<{ address: string; retiredAt: number }>;
+}
+
+/** The relayer's gas besides split deployments (docs/decisions.md, "The relayer's budget"). */
+export interface RelayerSettings {
+  /** x402 settlements per UTC day, all payers together. */
+  settlementsPerDay: number;
+  /** Distributions the reconcile timer sends per UTC day, all splits together. */
+  distributionsPerDay: number;
+  /** The smallest x402 order, USDC atomic units: never below the interface document's 100000. */
+  x402MinOrder: bigint;
+  /** What a split must hold of a token (atomic units) before the relayer distributes it; 0: whatever it holds. */
+  distributeMin: Record<PayTokenSymbol, bigint>;
 }
 
 /** How payments are quoted, verified and watched on the deployment's chain. */

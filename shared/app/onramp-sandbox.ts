@@ -9,11 +9,12 @@ import { failureInfo } from '../domain/failures';
 import { SANDBOX_UNKNOWN_CODE, portalCodeFor, sandboxCodes } from '../domain/onramp-codes';
 import { formatUnits } from '../domain/units';
 import { paymentUrlFor, type Receipt } from '../domain/receipt';
-import { DuplicateKeyError } from '../ports/errors';
 import { SandboxDeliveryError } from '../ports/onramp';
 import type { AppDeps } from './deps';
 import { loadMerchant } from './merchants';
 import { receiptOfSession } from './onramp';
+import { takeClaim } from './claims';
+import { receiptOwner } from './payments/ledger';
 
 export type SandboxDeps = Pick<AppDeps, 'onrampSandbox' | 'claims' | 'receipts' | 'merchants' | 'settings' | 'clock'>;
 
@@ -109,11 +110,8 @@ export const sandboxFinish = async (deps: SandboxDeps, sessionId: string, outcom
   }
   // One delivery per session, however often the form is sent.
   const claim = deliveryClaimId(sessionId);
-  try {
-    await deps.claims.create(claim, { id: claim, owner: `${receipt.wallet}:${receipt.receiptId}`, createdAt: deps.clock.now() });
-  } catch (error) {
-    if (error instanceof DuplicateKeyError) throw new DomainError('conflict', 'the USDC of this session was sent already');
-    throw error;
+  if (!(await takeClaim(deps.claims, { id: claim, owner: receiptOwner(receipt), createdAt: deps.clock.now() })).taken) {
+    throw new DomainError('conflict', 'the USDC of this session was sent already');
   }
   const chargeUsd = sandboxCharge(Number(formatUnits(quote.amount, quote.decimals)));
   let hash: string;

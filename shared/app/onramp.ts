@@ -10,7 +10,7 @@ import { failureInfo } from '../domain/failures';
 import { portalCodeFor } from '../domain/onramp-codes';
 import type { PaymentAnswer, QuoteView } from '../domain/portal-views';
 import { hasExpired, type OnrampRecord, type Receipt, type ReceiptStatus } from '../domain/receipt';
-import { DependencyUnavailableError, DuplicateKeyError } from '../ports/errors';
+import { DependencyUnavailableError } from '../ports/errors';
 import { OnrampRefusedError, OnrampSignatureError, type OnrampEvent, type OnrampProvider, type OnrampProviderName, type OnrampSession } from '../ports/onramp';
 import type { AppDeps } from './deps';
 import { withEtagRetry } from './etag-retry';
@@ -18,6 +18,8 @@ import { loadMerchant } from './merchants';
 import { findReceipt, notPayableReason, quoteFor, refuse, toQuoteView } from './payments/portal';
 import { verifyPayment, type VerifyDeps } from './payments/verify';
 import { changeStatus } from './receipt-status';
+import { holdClaim, takeClaim } from './claims';
+import { receiptOwner } from './payments/ledger';
 
 export type OnrampDeps = VerifyDeps & Pick<AppDeps, 'onramp'>;
 
@@ -46,14 +48,7 @@ const providerOf = (deps: Pick<AppDeps, 'onramp'>) => {
 /** Claims the session id for this receipt; false when another receipt holds it (the id is then not unique to this one). */
 const claimSession = async (deps: OnrampDeps, provider: string, sessionId: string, receipt: Receipt): Promise<boolean> => {
   const id = onrampSessionClaimId(provider, sessionId);
-  const owner = `${receipt.wallet}:${receipt.receiptId}`;
-  try {
-    await deps.claims.create(id, { id, owner, createdAt: deps.clock.now() });
-    return true;
-  } catch (error) {
-    if (!(error instanceof DuplicateKeyError)) throw error;
-    return (await deps.claims.get(id, id))?.value.owner === owner;
-  }
+  return holdClaim(deps.claims, { id, owner: receiptOwner(receipt), createdAt: deps.clock.now() });
 };
 
 /** Writes what `change` makes of the receipt as it is now; `change` answering null writes nothing. */
@@ -110,12 +105,10 @@ export const openOnrampSession = async (deps: OnrampDeps, receiptId: string, cus
   // ends by itself, so an opener that stopped half way does not hold the receipt's card payments.
   const lock = `onramp-open:${receipt.receiptId}:${current?.sessionId ?? 'first'}`;
   const now = deps.clock.now();
-  const claim = { id: lock, owner: `${receipt.wallet}:${receipt.receiptId}`, createdAt: now, expiresAt: now + OPEN_LOCK_MS };
-  try {
-    await deps.claims.create(lock, claim);
-  } catch (error) {
-    if (!(error instanceof DuplicateKeyError)) throw error;
-    const held = await deps.claims.get(lock, lock);
+  const claim = { id: lock, owner: receiptOwner(receipt), createdAt: now, expiresAt: now + OPEN_LOCK_MS };
+  const locked = await takeClaim(deps.claims, claim);
+  if (!locked.taken) {
+    const held = locked.held;
     const expired = held !== undefined && (held.value.expiresAt ?? Infinity) <= now;
     // An expired lock is taken over (one taker wins its ETag); otherwise the opener holding it is waited for.
     const taken = expired && (await deps.claims.replace(lock, claim, held.etag).then(() => true, () => false));

@@ -9,9 +9,9 @@ import { toReceiptView } from '../domain/receipt-views';
 import { taxRateFor } from '../domain/shop';
 import { rateToPpm } from '../domain/tax-catalog';
 import { webhookTargetProblem } from '../domain/webhook-target';
-import { DuplicateKeyError } from '../ports/errors';
 import type { AppDeps } from './deps';
 import { loadMerchant } from './merchants';
+import { takeClaim } from './claims';
 
 type OrderDeps = Pick<AppDeps, 'merchants' | 'inventory' | 'receipts' | 'claims' | 'clock' | 'ids' | 'settings'>;
 
@@ -19,12 +19,7 @@ type OrderDeps = Pick<AppDeps, 'merchants' | 'inventory' | 'receipts' | 'claims'
 export const claimReceiptId = async (deps: Pick<AppDeps, 'claims' | 'clock' | 'ids'>, wallet: string): Promise<string> => {
   for (let attempt = 0; attempt < 5; attempt++) {
     const receiptId = newReceiptId(deps.ids.random(10));
-    try {
-      await deps.claims.create(receiptClaimId(receiptId), { id: receiptClaimId(receiptId), owner: wallet, createdAt: deps.clock.now() });
-      return receiptId;
-    } catch (error) {
-      if (!(error instanceof DuplicateKeyError)) throw error;
-    }
+    if ((await takeClaim(deps.claims, { id: receiptClaimId(receiptId), owner: wallet, createdAt: deps.clock.now() })).taken) return receiptId;
   }
   throw new Error('could not find a free receipt id');
 };
@@ -38,15 +33,10 @@ type PricedInput = { lines: OrderLineInput[]; jurisdictionCode?: string };
  * already (a retried request that names its receipt); another wallet's id is a conflict.
  */
 const claimGivenReceiptId = async (deps: Pick<AppDeps, 'claims' | 'clock'>, wallet: string, receiptId: string): Promise<boolean> => {
-  const id = receiptClaimId(receiptId);
-  try {
-    await deps.claims.create(id, { id, owner: wallet, createdAt: deps.clock.now() });
-    return true;
-  } catch (error) {
-    if (!(error instanceof DuplicateKeyError)) throw error;
-    if ((await deps.claims.get(id, id))?.value.owner !== wallet) throw new DomainError('conflict', `receipt ${receiptId} belongs to another merchant`);
-    return false;
-  }
+  const claimed = await takeClaim(deps.claims, { id: receiptClaimId(receiptId), owner: wallet, createdAt: deps.clock.now() });
+  if (claimed.taken) return true;
+  if (claimed.held?.value.owner !== wallet) throw new DomainError('conflict', `receipt ${receiptId} belongs to another merchant`);
+  return false;
 };
 
 /**

@@ -13,6 +13,7 @@ import { requestHash } from './hashing';
 import { loadMerchant } from './merchants';
 import { currentPricing } from './pricing';
 import { changeStatus } from './receipt-status';
+import { takeClaim } from './claims';
 
 type ReceiptDeps = Pick<AppDeps, 'receipts' | 'claims' | 'merchants' | 'platform' | 'queue' | 'clock' | 'settings'>;
 
@@ -30,12 +31,9 @@ export const createReceipt = async (deps: ReceiptDeps, caller: { wallet: string;
   const answer = { id: request.id, paymentUrl: paymentUrlFor(deps.settings.baseUrl, request.id), status: 'pending' as const };
   const hash = requestHash(request);
   const claimId = receiptClaimId(request.id);
-  try {
-    await deps.claims.create(claimId, { id: claimId, owner: caller.wallet, createdAt: deps.clock.now() });
-  } catch (error) {
-    if (!(error instanceof DuplicateKeyError)) throw error;
-    const claim = await deps.claims.get(claimId, claimId);
-    if (claim && claim.value.owner !== caller.wallet) throw conflict(request.id, 'belongs to another merchant');
+  const claimed = await takeClaim(deps.claims, { id: claimId, owner: caller.wallet, createdAt: deps.clock.now() });
+  if (!claimed.taken) {
+    if (claimed.held && claimed.held.value.owner !== caller.wallet) throw conflict(request.id, 'belongs to another merchant');
     const existing = await deps.receipts.get(caller.wallet, request.id);
     if (existing) {
       if (existing.value.requestHash === hash) return answer;

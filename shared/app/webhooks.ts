@@ -11,16 +11,36 @@ import {
 } from '../domain/webhook';
 import { toWebhookBody } from '../domain/receipt-views';
 import { webhookTargetProblem } from '../domain/webhook-target';
+import { toWebhookSigningView } from '../domain/webhook-secret';
 import { ID_PATTERN } from '../domain/query-params';
 import { queues } from '../registry';
 import { DuplicateKeyError } from '../ports/errors';
 import type { SendResult } from '../ports/webhooks';
-import { shopSigningKeyId } from './api-keys';
 import type { AppDeps } from './deps';
+import { loadMerchant } from './merchants';
 import type { WebhookMessage } from './receipt-status';
+import { openWebhookSecrets } from './webhook-secrets';
 import { webhookHeaders } from './webhook-signing';
 
-type DeliveryDeps = Pick<AppDeps, 'deliveries' | 'subscriptions' | 'secretBox' | 'webhookSender' | 'queue' | 'clock' | 'settings' | 'receipts'>;
+type DeliveryDeps = Pick<AppDeps, 'deliveries' | 'subscriptions' | 'secretBox' | 'webhookSender' | 'queue' | 'clock' | 'settings' | 'receipts' | 'merchants'>;
+
+/** What signs one attempt: the secret (and, during a rotation's overlap, the one rotated out), and who it belongs to. */
+interface Signer {
+  /** The API key that signs (its subscription); null: the shop's webhook signing secret does. */
+  subscriptionId: string | null;
+  /** The webhook signing secret's prefix, when it signs. */
+  secretPrefix: string | null;
+  secret: string | undefined;
+  previousSecret?: string;
+}
+
+const NO_SHOP_SECRET = 'no webhook signing secret for this shop: make one in the console (Settings, Webhook), then redeliver';
+
+/** The shop's webhook signing secret(s) now: what signs every receipt no API key created. */
+const shopSigner = async (deps: Pick<AppDeps, 'merchants' | 'clock' | 'secretBox'>, wallet: string): Promise<Signer> => {
+  const opened = openWebhookSecrets(deps, await loadMerchant(deps, wallet), deps.clock.now());
+  return { subscriptionId: null, secretPrefix: opened?.prefix ?? null, secret: opened?.secret, ...(opened?.previousSecret !== undefined && { previousSecret: opened.previousSecret }) };
+};
 
 /** The API key that signs a subscription's webhooks (kept encrypted on its record). */
 const signingSecret = async (deps: Pick<AppDeps, 'subscriptions' | 'secretBox'>, subscriptionId: string | null): Promise<string | undefined> => {
@@ -32,20 +52,18 @@ const signingSecret = async (deps: Pick<AppDeps, 'subscriptions' | 'secretBox'>,
  * Who signs an attempt: the event's own key, unless that key is revoked and the receipt has since
  * been rolled to another (POST /api/keys/{id}/roll): then the receipt's key now, so a retry or a
  * redelivery of an event made before the roll verifies with the new key too. Only a revoked key
- * costs the receipt read. A receipt made with no key (the console's terminal, an agent's purchase,
- * before the shop had one) is signed by the shop's newest active key at the time of sending.
+ * costs the receipt read. A receipt no key created (the console's terminal, an agent's order) is
+ * signed by the shop's webhook signing secret at the time of sending, never by one of its keys: a
+ * key given to a vendor (read-only, say) must not be able to forge such a receipt's `paid`.
  */
-const signerOf = async (deps: DeliveryDeps, message: Pick<WebhookMessage, 'wallet' | 'receiptId' | 'signingSubscriptionId'>) => {
-  if (!message.signingSubscriptionId) {
-    const shopKey = await shopSigningKeyId(deps, message.wallet);
-    return { subscriptionId: shopKey, secret: await signingSecret(deps, shopKey) };
-  }
+const signerOf = async (deps: DeliveryDeps, message: Pick<WebhookMessage, 'wallet' | 'receiptId' | 'signingSubscriptionId'>): Promise<Signer> => {
+  if (!message.signingSubscriptionId) return shopSigner(deps, message.wallet);
   const own = await deps.subscriptions.get(message.signingSubscriptionId);
   if (own?.status === 'revoked') {
     const current = (await deps.receipts.get(message.wallet, message.receiptId))?.value.createdBy;
-    if (current && current !== own.id) return { subscriptionId: current, secret: await signingSecret(deps, current) };
+    if (current && current !== own.id) return { subscriptionId: current, secretPrefix: null, secret: await signingSecret(deps, current) };
   }
-  return { subscriptionId: message.signingSubscriptionId, secret: own?.signingKey ? deps.secretBox.open(own.signingKey) : undefined };
+  return { subscriptionId: message.signingSubscriptionId, secretPrefix: null, secret: own?.signingKey ? deps.secretBox.open(own.signingKey) : undefined };
 };
 
 const isDelivered = (result: Pick<SendResult, 'httpStatus'>) => result.httpStatus !== null && result.httpStatus >= 200 && result.httpStatus < 300;
@@ -56,7 +74,8 @@ const isDelivered = (result: Pick<SendResult, 'httpStatus'>) => result.httpStatu
  * caller's retry queueing, so a claimed attempt is never left unsent by an error of ours.
  */
 const attemptDelivery = async (deps: DeliveryDeps, message: WebhookMessage): Promise<SendResult | undefined> => {
-  const { subscriptionId: signingSubscriptionId, secret } = await signerOf(deps, message);
+  const signer = await signerOf(deps, message);
+  const signingSubscriptionId = signer.subscriptionId;
   const entry: DeliveryAttempt = {
     id: attemptId(message.eventId, message.attempt),
     receiptId: message.receiptId,
@@ -66,6 +85,7 @@ const attemptDelivery = async (deps: DeliveryDeps, message: WebhookMessage): Pro
     target: message.target,
     body: message.body,
     signingSubscriptionId,
+    signingSecretPrefix: signer.secretPrefix,
     state: 'sending',
     startedAt: deps.clock.now(),
     httpStatus: null,
@@ -78,15 +98,16 @@ const attemptDelivery = async (deps: DeliveryDeps, message: WebhookMessage): Pro
     if (error instanceof DuplicateKeyError) return undefined;
     throw error;
   }
+  const { secret, previousSecret } = signer;
   const result: SendResult = secret
     ? await deps.webhookSender.send({
         url: message.target,
         body: message.body,
         timeoutMs: WEBHOOK_TIMEOUT_MS,
         // Signed now, per attempt: a retry or a redelivery carries its own time, the same bytes.
-        headers: webhookHeaders(deps.settings.webhookHeaderPrefix, { eventId: message.eventId, secret, body: message.body, timestamp: deps.clock.now() }),
+        headers: webhookHeaders(deps.settings.webhookHeaderPrefix, { eventId: message.eventId, secret, ...(previousSecret !== undefined && { previousSecret }), body: message.body, timestamp: deps.clock.now() }),
       })
-    : { httpStatus: null, error: signingSubscriptionId ? 'no signing key for the API key that created this receipt' : 'no active API key of this shop to sign with: create one', durationMs: 0 };
+    : { httpStatus: null, error: signingSubscriptionId ? 'no signing key for the API key that created this receipt' : NO_SHOP_SECRET, durationMs: 0 };
   // The log entry stays "sending" if this write fails; the attempt itself is done either way.
   await deps.deliveries
     .upsert(entry.receiptId, { ...entry, state: isDelivered(result) ? 'delivered' : 'failed', httpStatus: result.httpStatus, error: result.error, durationMs: result.durationMs })
@@ -125,9 +146,17 @@ const signingKeyOf = async (deps: Pick<AppDeps, 'subscriptions'>, createdBy: str
   return subscription ? { id: subscription.id, prefix: subscription.keyPrefix, revoked: subscription.status === 'revoked' } : null;
 };
 
-export const listDeliveries = async (deps: Pick<AppDeps, 'receipts' | 'deliveries' | 'subscriptions'>, wallet: string, receiptId: string) => {
+/** The shop's webhook signing secret that signs the receipt's next events when no key does (prefixes and times only). */
+const signingSecretOf = async (deps: Pick<AppDeps, 'merchants' | 'clock'>, wallet: string, createdBy: string | null) => {
+  if (createdBy) return null;
+  const signing = (await loadMerchant(deps, wallet)).webhookSigning;
+  return signing ? toWebhookSigningView(signing, deps.clock.now()) : null;
+};
+
+export const listDeliveries = async (deps: Pick<AppDeps, 'receipts' | 'deliveries' | 'subscriptions' | 'merchants' | 'clock'>, wallet: string, receiptId: string) => {
   const { receipt, attempts } = await ownReceiptAttempts(deps, wallet, receiptId);
-  return { deliveries: attempts.map(toAttemptView), signingKey: await signingKeyOf(deps, receipt.createdBy) };
+  const [signingKey, signingSecret] = await Promise.all([signingKeyOf(deps, receipt.createdBy), signingSecretOf(deps, wallet, receipt.createdBy)]);
+  return { deliveries: attempts.map(toAttemptView), signingKey, signingSecret };
 };
 
 /** Sends a logged event again, now, as a new attempt with the same delivery id and the same bytes. */
@@ -143,16 +172,19 @@ export const redeliver = async (deps: DeliveryDeps & Pick<AppDeps, 'receipts'>, 
   throw new DomainError('conflict', 'another redelivery of this event is under way; try again');
 };
 
-/** A signed sample `receipt.status_updated`, sent now to `url` under the same target rules. */
-export const sendTestEvent = async (
-  deps: Pick<AppDeps, 'webhookSender' | 'secretBox' | 'subscriptions' | 'clock' | 'settings'>,
-  caller: { wallet: string; subscriptionId: string },
-  url: string,
-) => {
+/** A test event's URL, under the same target rules as a receipt's. */
+const checkTarget = (deps: Pick<AppDeps, 'settings'>, url: string) => {
   const problem = webhookTargetProblem(url, deps.settings.development);
   if (problem) throw new DomainError('invalid_input', `url: ${problem}`, { field: 'url' });
-  const secret = await signingSecret(deps, caller.subscriptionId);
-  if (!secret) throw new DomainError('invalid_input', 'this API key has no signing key; create a new key', { field: 'key' });
+};
+
+/** A signed sample `receipt.status_updated`, sent now to `url` (its target checked by the caller), signed by `signer`. */
+const sendSample = async (
+  deps: Pick<AppDeps, 'webhookSender' | 'clock' | 'settings'>,
+  caller: { wallet: string; subscriptionId: string | null },
+  signer: { secret: string; previousSecret?: string },
+  url: string,
+) => {
   const now = deps.clock.now();
   const sample = newReceipt(
     {
@@ -178,28 +210,40 @@ export const sendTestEvent = async (
     url,
     body,
     timeoutMs: WEBHOOK_TIMEOUT_MS,
-    headers: webhookHeaders(deps.settings.webhookHeaderPrefix, { eventId, secret, body, timestamp: now }),
+    headers: webhookHeaders(deps.settings.webhookHeaderPrefix, { eventId, ...signer, body, timestamp: now }),
   });
   return { ok: true as const, eventId, delivered: isDelivered(result), ...result };
 };
 
+/** `POST /api/webhooks/test`: the sample signed by the caller's own key, as the receipts it creates are. */
+export const sendTestEvent = async (
+  deps: Pick<AppDeps, 'webhookSender' | 'secretBox' | 'subscriptions' | 'clock' | 'settings'>,
+  caller: { wallet: string; subscriptionId: string },
+  url: string,
+) => {
+  checkTarget(deps, url);
+  const secret = await signingSecret(deps, caller.subscriptionId);
+  if (!secret) throw new DomainError('invalid_input', 'this API key has no signing key; create a new key', { field: 'key' });
+  return sendSample(deps, caller, { secret }, url);
+};
+
 /**
- * The console's test event: a session holds no key, so the merchant names one of its active keys
- * (`keyId`), or its newest active key signs, as for the receipts the console makes.
+ * The console's test event: a session holds no key, so it is signed as the receipts the console
+ * makes are, by the shop's webhook signing secret (both, during a rotation's overlap), unless the
+ * merchant names one of its active keys (`keyId`) to test what that key's receipts send.
  */
 export const sendConsoleTestEvent = async (
-  deps: Pick<AppDeps, 'webhookSender' | 'secretBox' | 'subscriptions' | 'clock' | 'settings'>,
+  deps: Pick<AppDeps, 'webhookSender' | 'secretBox' | 'subscriptions' | 'clock' | 'settings' | 'merchants'>,
   wallet: string,
   input: { url: string; keyId?: string },
 ) => {
-  let subscriptionId: string | null;
-  if (input.keyId !== undefined) {
-    const named = ID_PATTERN.test(input.keyId) ? await deps.subscriptions.get(input.keyId) : undefined;
-    if (named?.wallet !== wallet || named.status !== 'active') throw new DomainError('invalid_input', `keyId: no active key ${input.keyId} of this wallet`, { field: 'keyId' });
-    subscriptionId = named.id;
-  } else {
-    subscriptionId = await shopSigningKeyId(deps, wallet);
-    if (!subscriptionId) throw new DomainError('invalid_input', 'keyId: this wallet has no active API key to sign with; create one first', { field: 'keyId' });
+  checkTarget(deps, input.url);
+  if (input.keyId === undefined) {
+    const shop = await shopSigner(deps, wallet);
+    if (!shop.secret) throw new DomainError('invalid_input', 'keyId: this shop has no webhook signing secret yet; make one in Settings, or name a key', { field: 'keyId' });
+    return sendSample(deps, { wallet, subscriptionId: null }, { secret: shop.secret, ...(shop.previousSecret !== undefined && { previousSecret: shop.previousSecret }) }, input.url);
   }
-  return sendTestEvent(deps, { wallet, subscriptionId }, input.url);
+  const named = ID_PATTERN.test(input.keyId) ? await deps.subscriptions.get(input.keyId) : undefined;
+  if (named?.wallet !== wallet || named.status !== 'active') throw new DomainError('invalid_input', `keyId: no active key ${input.keyId} of this wallet`, { field: 'keyId' });
+  return sendTestEvent(deps, { wallet, subscriptionId: named.id }, input.url);
 };

@@ -34,6 +34,7 @@ export const errorCodes = [
   'bad_request',
   'request_timeout',
   'rate_limited',
+  'relayer_budget_spent',
   'store_unavailable',
   'service_unavailable',
   'internal_error',

@@ -1,5 +1,6 @@
 import { defaultShopConfig, type ShopConfig } from './shop';
 import type { Plan } from './subscription';
+import type { WebhookSigning } from './webhook-secret';
 
 export type SplitRole = 'merchant' | 'platform' | 'partner';
 
@@ -39,6 +40,11 @@ export interface Merchant {
   splitDeployments: number[];
   /** Absent: the starter plan. */
   plan?: WalletPlan;
+  /**
+   * The secret that signs the webhooks of receipts no API key created, sealed (never in an answer
+   * but the one that made it). Absent until the webhook URL is first set or a secret is made.
+   */
+  webhookSigning?: WebhookSigning;
   /**
    * Derived from `shop` and `split` on every write (`withDirectoryFields`), for the directory's query
    * in the store: listed under a slug with a deployed split, and the lower-cased text `q` searches.

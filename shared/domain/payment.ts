@@ -18,11 +18,22 @@ export interface PayToken {
   decimals: number;
 }
 
+/**
+ * The range a Chainlink aggregator holds its answers to (`minAnswer`, `maxAnswer`, in the answer's
+ * decimals): it refuses reports outside it, so past a bound the answer stays at the bound.
+ */
+export interface FeedBounds {
+  min: bigint;
+  max: bigint;
+}
+
 /** A price from the ETH/USD feed: `answer` USD per ETH with `decimals` decimals; `updatedAt` Unix ms. */
 export interface FeedPrice {
   answer: bigint;
   decimals: number;
   updatedAt: number;
+  /** Absent when the feed names none (no aggregator behind it, or one without bounds). */
+  bounds?: FeedBounds;
 }
 
 /** What the buyer pays, fixed for the lock: the amount is unique among the split's open quotes of that token. */
@@ -94,9 +105,16 @@ export const taggedAmount = (token: PayToken, cents: number, slot: number, price
 export const rateOf = (token: PayToken, price?: FeedPrice): number =>
   token.symbol === 'ETH' ? Number(price!.answer) / 10 ** price!.decimals : 1;
 
-/** A feed answer older than its heartbeat, or more than a minute ahead of our clock, is not a price. */
+/**
+ * A feed answer older than its heartbeat, or more than a minute ahead of our clock, is not a price;
+ * nor is one at or beyond its aggregator's bounds: the market may be anywhere past the bound, and the
+ * answer only says it is not inside. A feed that names no bounds is judged by its age and sign alone.
+ */
 export const isStale = (price: FeedPrice, now: number, heartbeatMs: number): boolean =>
-  price.answer <= 0n || now - price.updatedAt > heartbeatMs || price.updatedAt - now > 60_000;
+  price.answer <= 0n ||
+  now - price.updatedAt > heartbeatMs ||
+  price.updatedAt - now > 60_000 ||
+  (price.bounds !== undefined && (price.answer <= price.bounds.min || price.answer >= price.bounds.max));
 
 /** EIP-681: ETH as `ethereum:<to>@<chain>?value=<wei>`, a token as a `transfer(address,uint256)` call. */
 export const paymentUri = (input: { chainId: number; payTo: string; tokenAddress: string | null; amount: string }): string =>
@@ -145,7 +163,7 @@ export interface PaymentRecord {
   payer: string;
   /** Atomic units received by the split (0 when none). */
   amount: string;
-  /** What the receipt needed in that token then (the quote, or the amount at the current price after the lock). */
+  /** What the receipt needed in that token then (the quote; after the lock, for ETH, the larger of the quote and the amount at the current price). */
   expected: string | null;
   blockNumber: number;
   outcome: 'paid' | 'overpaid' | 'underpaid' | 'slippage' | 'reverted';
@@ -154,7 +172,7 @@ export interface PaymentRecord {
 
 export interface PaymentRules {
   confirmations: number;
-  /** Tolerance for a payment after its quote's lock, in basis points (100 = 1 %). */
+  /** Tolerance for an ETH payment after its quote's lock when the price fell, in basis points (100 = 1 %); never below the quote. */
   slippageBps: number;
 }
 
@@ -203,8 +221,8 @@ const transfersTo = (data: string, recipient: string) =>
  * Does this transaction pay this receipt? Every rule of a payment, in order: mined with enough
  * confirmations; succeeded; moved a quoted token (or ETH) to the receipt's split; mined no earlier
  * than the receipt was made (give or take the chain's clock skew); covers the quoted amount (within
- * the lock) or, after it, the amount at the current price less the slippage tolerance. Less than
- * quoted leaves the receipt unpaid.
+ * the lock) or, after it, for ETH, the larger of the quoted amount and the amount at the current
+ * price less the slippage tolerance. Less than quoted leaves the receipt unpaid.
  */
 export const judgePayment = (input: JudgeInput): Judgement => {
   const { tx, head, receipt, rules } = input;
@@ -250,22 +268,28 @@ export const judgePayment = (input: JudgeInput): Judgement => {
     return { kind: 'paid', quote, received: total, expected: quoted, overpaid: total - quoted, payer, late, own };
   }
   // After the lock: the stablecoins keep their price (the quote, no tolerance); ETH is measured
-  // against the feed now, less the slippage tolerance (the floor rounded up, in the merchant's favour).
+  // against the feed now as well. The tolerance is for a price that fell while the buyer paid, never
+  // a discount: at least the larger of the quote and the floor (the amount now less the tolerance,
+  // rounded up, in the merchant's favour). Owed in full, and the mark past which a payment is
+  // overpaid: the larger of the quote and the amount now.
   if (quote.token !== 'ETH') {
     if (total < quoted) return { kind: 'underpaid', quote, received: total, expected: quoted, payer, own };
     return { kind: 'paid', quote, received: total, expected: quoted, overpaid: total - quoted, payer, late, own };
   }
   const token = input.tokens.find((candidate) => candidate.symbol === 'ETH');
   if (!input.priceNow || !token) return { kind: 'slippage', quote, received: total, expected: quoted, payer, own };
-  const required = baseAmount(token, receipt.cents, input.priceNow);
-  const floor = (required * BigInt(10_000 - rules.slippageBps) + 9_999n) / 10_000n;
-  if (total < floor) return { kind: 'slippage', quote, received: total, expected: required, payer, own };
-  return { kind: 'paid', quote, received: total, expected: required, overpaid: total > required ? total - required : 0n, payer, late, own };
+  const current = baseAmount(token, receipt.cents, input.priceNow);
+  const floor = (current * BigInt(10_000 - rules.slippageBps) + 9_999n) / 10_000n;
+  const least = floor > quoted ? floor : quoted;
+  const owed = current > quoted ? current : quoted;
+  if (total < least) return { kind: 'slippage', quote, received: total, expected: owed, payer, own };
+  return { kind: 'paid', quote, received: total, expected: owed, overpaid: total > owed ? total - owed : 0n, payer, late, own };
 };
 
 /**
  * What the payment watcher keeps for the deployment's chain, one document each: the next block to
- * scan (`cursor:<chainId>`), and the splits with quotes that may still be paid (`watchlist:<chainId>`).
+ * scan (`cursor:<chainId>`), the splits with quotes that may still be paid (`watchlist:<chainId>`),
+ * and where the refund watcher's walk over merchants goes on (`refund-cursor:<chainId>`).
  */
 export interface ChainState {
   id: string;
@@ -273,11 +297,14 @@ export interface ChainState {
   nextBlock?: number;
   /** Split address → until when its transfers are matched to receipts (Unix ms). */
   splits?: Record<string, number>;
+  /** The merchant wallet after which the next range's refunds are taken ('' or absent: from the first). */
+  refundsAfter?: string;
   updatedAt: number;
 }
 
 export const cursorId = (chainId: number) => `cursor:${chainId}`;
 export const watchlistId = (chainId: number) => `watchlist:${chainId}`;
+export const refundCursorId = (chainId: number) => `refund-cursor:${chainId}`;
 /** One transaction pays one receipt: its hash is claimed under this id. */
 export const paymentTxClaimId = (chainId: number, hash: string) => `payment-tx:${chainId}:${hash.toLowerCase()}`;
 /** An open quote's exact amount, claimed so that a transfer of that amount names one receipt. */

@@ -16,6 +16,5 @@ export const queryInteger = (min: number, max: number) => z.preprocess(blankAsAb
 /** A whole number from a query string, `fallback` when absent or empty. */
 export const queryIntegerOr = (min: number, max: number, fallback: number) => z.preprocess(blankAsAbsent, integer(min, max).default(fallback));
 
-/** The ids this service gives out or accepts (receipts, items, subscriptions): safe as store keys. */
-export const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-export const Id = z.string().regex(ID_PATTERN, 'must be 1–64 of A–Z a–z 0–9 _ -');
+/** The id rule lives in `ids.ts`; query schemas name it from here too. */
+export { ID_PATTERN, Id } from './ids';

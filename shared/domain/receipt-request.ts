@@ -6,12 +6,7 @@ import { Id, blankAsAbsent, queryIntegerOr } from './query-params';
 /** Path segments under /api/receipts that are not receipt ids. */
 const fixedSegments = new Set(['status', 'terminal', 'refund']);
 
-export const ReceiptIdInput = z
-  .string()
-  .min(1)
-  .max(64)
-  .regex(/^[A-Za-z0-9_-]+$/, 'must be 1–64 of A–Z a–z 0–9 _ -')
-  .refine((id) => !fixedSegments.has(id.toLowerCase()), 'is a reserved word');
+export const ReceiptIdInput = Id.refine((id) => !fixedSegments.has(id.toLowerCase()), 'is a reserved word');
 
 const MAX_METADATA_BYTES = 4096;
 const utf8 = new TextEncoder();

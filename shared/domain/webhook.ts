@@ -13,7 +13,10 @@ export interface DeliveryAttempt {
   attempt: number;
   target: string;
   body: string;
+  /** The API key (subscription) that signed the attempt; null when the shop's webhook signing secret did. */
   signingSubscriptionId: string | null;
+  /** The prefix of the shop's webhook signing secret that signed it (absent on attempts logged before such secrets). */
+  signingSecretPrefix?: string | null;
   state: 'sending' | 'delivered' | 'failed';
   startedAt: number;
   httpStatus: number | null;
@@ -35,4 +38,6 @@ export const toAttemptView = (attempt: DeliveryAttempt) => ({
   durationMs: attempt.durationMs,
   /** The key (subscription id) that signed the attempt. */
   signedBy: attempt.signingSubscriptionId,
+  /** The shop's webhook signing secret that signed it, by its prefix (the current one, during a rotation's overlap). */
+  signedWithSecret: attempt.signingSecretPrefix ?? null,
 });

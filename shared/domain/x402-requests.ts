@@ -47,7 +47,7 @@ export const SubscriptionResult = z.object({
   plan: z.string(),
   priceUsd: z.number(),
   subscriptionId: z.string(),
-  apiKey: z.string(),
+  apiKey: z.string().optional().describe('the new key, shown once: absent when the same payment proof is sent again'),
   message: z.string(),
   expiresAt: z.number().int().nullable(),
 });

@@ -84,12 +84,16 @@ const fromThisSite = (deps: AppDeps, request: IncomingCall) => {
   return request.headers.get('sec-fetch-site') === 'same-origin';
 };
 
+const requireThisSite = (deps: AppDeps, request: IncomingCall) => {
+  if (!fromThisSite(deps, request)) throw forbidden('cross-site request refused: Origin must be this site');
+};
+
 /**
  * Admin writes must come from our own pages (`fromThisSite`), and the CSRF token in the header
  * equals the cookie and is the one issued with this session.
  */
 const checkCsrf = (deps: AppDeps, request: IncomingCall, cookies: Record<string, string>, session: Session) => {
-  if (!fromThisSite(deps, request)) throw forbidden('cross-site request refused: Origin must be this site');
+  requireThisSite(deps, request);
   const header = request.headers.get(CSRF_HEADER) ?? '';
   const cookie = cookies[CSRF_COOKIE] ?? '';
   if (!header || !sameSecret(header, cookie) || !sameSecret(sha256Hex(header), session.csrfHash)) {
@@ -126,6 +130,7 @@ const authorizeOptionalSession = async (deps: AppDeps, role: Role, request: Inco
  * status (401) and scope (403), and the request counts against the plan's quota and, once let
  * through, in the key's usage for the billing period. `session` routes:
  * the signed session cookie (401), the role (403) and, for writes, Origin and CSRF token (403).
+ * `public` routes: anyone; a `fromThisSite` write (sign-in) only with this site's Origin (403).
  * `portal` routes: anyone, within a per-receipt limit. `x402` routes: anyone; the use case gates
  * itself with `requirePayment` (shared/app/x402/gate.ts), after checking its input, so a request
  * that could never be served answers its 4xx rather than a payment challenge.
@@ -134,6 +139,7 @@ export const authorize = async (deps: AppDeps, spec: RouteSpec, request: Incomin
   const auth = spec.auth;
   switch (auth.kind) {
     case 'public':
+      if (auth.fromThisSite && method !== 'GET' && method !== 'HEAD') requireThisSite(deps, request);
       return { subscription: undefined, session: undefined, headers: {} };
     case 'session':
       if (auth.optional && method === 'GET') return authorizeOptionalSession(deps, auth.role, request, method);

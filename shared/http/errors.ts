@@ -36,6 +36,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   bad_request: 400,
   request_timeout: 408,
   rate_limited: 429,
+  relayer_budget_spent: 503,
   internal_error: 500,
   store_unavailable: 503,
   service_unavailable: 503,
@@ -51,12 +52,12 @@ const retryAfter = (ms: number): Record<string, string> => ({ 'retry-after': Str
 
 /**
  * Turns anything thrown into a status, a stable body and the headers that go with it (`Retry-After` on
- * a 429 or a throttled store); unknown errors reveal nothing.
+ * a 429, a spent relayer budget or a throttled store); unknown errors reveal nothing.
  */
 export const toErrorResponse = (error: unknown, now = Date.now()): { status: number; body: ErrorBody; headers: Record<string, string>; unexpected: boolean } => {
   if (error instanceof DomainError) {
     const resetAt = error.details.resetAt;
-    const headers = error.code === 'rate_limited' && typeof resetAt === 'number' ? retryAfter(resetAt - now) : {};
+    const headers = (error.code === 'rate_limited' || error.code === 'relayer_budget_spent') && typeof resetAt === 'number' ? retryAfter(resetAt - now) : {};
     return { status: httpStatusOf[error.code], body: { error: error.code, message: error.message, ...error.details }, headers, unexpected: false };
   }
   if (error instanceof StoreThrottledError) {

@@ -135,6 +135,18 @@ const parseQuery = (spec: RouteSpec, request: IncomingCall): unknown => {
   return parsed.data;
 };
 
+/**
+ * The path's values its route checks (`params`: the id rule for every one that names a document). A
+ * value that fails names nothing this service could hold: 404, as an unknown id would be, and it
+ * never reaches a use case or the store.
+ */
+const checkParams = (spec: RouteSpec, params: Record<string, string>) => {
+  for (const [name, schema] of Object.entries(spec.params ?? {}) as Array<[string, z.ZodType]>) {
+    const parsed = schema.safeParse(params[name]);
+    if (!parsed.success) throw new DomainError('not_found', `${name}: ${parsed.error.issues[0]?.message ?? 'names nothing here'}`, { field: name });
+  }
+};
+
 const zodInvalid = (error: z.ZodError, root?: string) => {
   const { field, message } = describeZodError(error, root);
   return new DomainError('invalid_input', message, { field });
@@ -147,10 +159,15 @@ const readBody = async (spec: RouteSpec, request: IncomingCall): Promise<unknown
   return request.text(MAX_BODY_BYTES);
 };
 
-const isForm = (contentType: string | null) => contentType?.split(';')[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded';
+const mediaType = (contentType: string | null) => contentType?.split(';')[0]?.trim().toLowerCase();
+const isForm = (contentType: string | null) => mediaType(contentType) === 'application/x-www-form-urlencoded';
 
 const parseBody = (spec: RouteSpec, text: unknown, contentType: string | null): unknown => {
   if (!spec.body) return undefined;
+  // A page on another site can post text/plain, a form or multipart without asking; JSON it cannot.
+  if (spec.auth.kind === 'public' && spec.auth.fromThisSite && mediaType(contentType) !== 'application/json') {
+    throw new DomainError('invalid_input', 'body: must be sent as application/json', { field: 'body' });
+  }
   if (spec.formBody && typeof text === 'string' && isForm(contentType)) {
     // A form's fields, each named once (a repeated name keeps its first value), as strings.
     const fields: Record<string, string> = {};
@@ -231,6 +248,7 @@ export const httpFunction = <Q extends z.ZodType, B extends z.ZodType, R extends
           : access.wallet
             ? { wallet: access.wallet }
             : {};
+      checkParams(spec, request.params);
       const context = {
         ...caller,
         deps,

@@ -13,10 +13,13 @@ export interface IncomingCall {
 }
 
 /**
- * The client's address as the gateway saw it (the first `X-Forwarded-For` entry, when it is an IP
- * address), or null. Only informative (a provider's risk screening): never used to decide access.
+ * The client's address as the gateway saw it, or null: the last `X-Forwarded-For` entry, the one the
+ * gateway appended for the peer it took the call from (API Management does, and so does the local
+ * host). Every entry before it is whatever the client sent. An IPv4 address may carry a port; a last
+ * entry that is no IP address is null, never an earlier entry. Only informative (a provider's risk
+ * screening): never used to decide access.
  */
 export const clientAddressOf = (headers: IncomingCall['headers']): string | null => {
-  const first = headers.get('x-forwarded-for')?.split(',')[0]?.trim().replace(/^(\d+\.\d+\.\d+\.\d+):\d+$/, '$1') ?? '';
-  return ipFamily(first) === 0 ? null : first;
+  const last = headers.get('x-forwarded-for')?.split(',').at(-1)?.trim().replace(/^(\d+\.\d+\.\d+\.\d+):\d+$/, '$1') ?? '';
+  return ipFamily(last) === 0 ? null : last;
 };

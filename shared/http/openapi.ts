@@ -22,7 +22,7 @@ const ErrorBody = z.object({
   error: z.enum(errorCodes),
   message: z.string(),
   field: z.string().optional().describe('the input field at fault, for 400s'),
-  resetAt: z.number().int().optional().describe('Unix ms when the quota renews, for 429s'),
+  resetAt: z.number().int().optional().describe('Unix ms when the quota renews, for 429s (and when the relayer budget does, for relayer_budget_spent)'),
 });
 
 /** The errors every route of an auth kind can answer, beyond its own. */
@@ -31,7 +31,7 @@ const commonErrors: Record<RouteSpec['auth']['kind'], ErrorCode[]> = {
   session: ['unauthorized', 'forbidden'],
   public: ['rate_limited'],
   portal: ['rate_limited'],
-  x402: ['rate_limited', 'service_unavailable'],
+  x402: ['rate_limited', 'service_unavailable', 'relayer_budget_spent'],
 };
 
 /**
@@ -166,7 +166,7 @@ export const openApiDocument = (routes: RouteSpec[], options: { title: string; s
       'receipt.status_updated': {
         post: {
           summary:
-            'Sent on every receipt status change; HMAC-SHA256 of the body with the creating API key in X-Service-Signature, and of "<t>.<body>" in X-Service-Signature-Timestamped (t=<unix ms>,v1=<hex>) for replay protection',
+            'Sent on every receipt status change; HMAC-SHA256 of the body with the creating API key (or, for a receipt no key created, the shop\'s webhook signing secret) in X-Service-Signature, and of "<t>.<body>" in X-Service-Signature-Timestamped (t=<unix ms>,v1=<hex>) for replay protection; during a signing secret\'s rotation the latter carries a v1 by each of the two secrets',
           parameters: ['Signature', 'Signature-Timestamped', 'Event', 'Delivery', 'Timestamp'].map((name) => ({ name: `X-Service-${name}`, in: 'header', required: true, schema: { type: 'string' } })),
           requestBody: { required: true, content: { 'application/json': { schema: schemaOf(WebhookBody, 'output') } } },
           responses: { '200': { description: 'Any 2xx within 5 seconds acknowledges the event' } },

@@ -22,6 +22,7 @@ import { Plan, Scope, scopes } from '../domain/subscription';
 import { OnrampAnswer, PaymentAnswer, PaymentSubmission, PortalEvent, PortalView, QuoteRequest, QuoteView } from '../domain/portal-views';
 import { RefundView } from '../domain/receipt-views';
 import { usdAmount } from '../domain/money';
+import { Id } from '../domain/ids';
 import { SubscriptionResult, X402OrderRequest, X402ReceiptAnswer, X402SubscribeRequest } from '../domain/x402-requests';
 import { JurisdictionCode } from '../domain/tax-catalog';
 
@@ -32,7 +33,9 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * - `key`: an API key (with a scope, or any valid key when none is named);
  * - `session`: a signed-in wallet with a role (admin calls; `optional` for the console's pages, which
  *   answer the sign-in page without one);
- * - `public`: anyone (limited per client address at the gateway);
+ * - `public`: anyone (limited per client address at the gateway); `fromThisSite` for a write only
+ *   the site's own pages make (sign-in, which sets the session cookies): refused from another origin
+ *   as session writes are, and taken as JSON only, which a cross-site form cannot send;
  * - `portal`: anyone, for one receipt named by the path's `{id}` (the buyer's pages): limited per
  *   receipt here and per client address at the gateway;
  * - `x402`: anyone who pays: answered 402 with a challenge, then the payment is verified and settled
@@ -49,7 +52,7 @@ export type RouteAuth =
        */
       optional?: true;
     }
-  | { kind: 'public' }
+  | { kind: 'public'; fromThisSite?: true }
   | { kind: 'portal' }
   | { kind: 'x402' };
 export type AuthKind = RouteAuth['kind'];
@@ -79,6 +82,12 @@ export interface RouteSpec<
   /** For `asset` routes: the media types its files have (the OpenAPI document lists them). */
   assetTypes?: readonly string[];
   summary: string;
+  /**
+   * The path's `{param}` values that name a document, each with the id rule (`Id`): checked after the
+   * caller and before the query and body, a value that fails names nothing and answers 404 not_found.
+   * A parameter looked up in a fixed table (a console page, an asset file, a provider) is not listed.
+   */
+  params?: Partial<Record<ParamNames<P>, z.ZodType<string>>>;
   query?: Q;
   body?: B;
   /**
@@ -143,7 +152,18 @@ const AttemptView = z.object({
   httpStatus: z.number().int().nullable(),
   error: z.string().nullable(),
   durationMs: z.number().int().nullable(),
-  signedBy: z.string().nullable().describe('the key (subscription id) that signed the attempt'),
+  signedBy: z.string().nullable().describe('the key (subscription id) that signed the attempt; null when the shop’s webhook signing secret did'),
+  signedWithSecret: z.string().nullable().describe('the prefix of the shop’s webhook signing secret that signed the attempt (no key created the receipt); null when a key did'),
+});
+
+/** The shop's webhook signing secret as the merchant sees it: prefixes and times, never the secret. */
+const WebhookSigningView = z.object({
+  prefix: z.string(),
+  createdAt: z.number().int(),
+  previous: z
+    .object({ prefix: z.string(), until: z.number().int() })
+    .nullable()
+    .describe('the secret rotated out, still signing beside the new one until `until` (Unix ms)'),
 });
 
 const DeliveryLogAnswer = z.object({
@@ -152,6 +172,7 @@ const DeliveryLogAnswer = z.object({
     .object({ id: z.string(), prefix: z.string(), revoked: z.boolean() })
     .nullable()
     .describe("the key that signs the receipt's next events; revoked: it still signs them until the key is rolled (POST /api/keys/{id}/roll)"),
+  signingSecret: WebhookSigningView.nullable().describe("the shop's webhook signing secret, which signs the receipt's next events when no key created it; null when a key signs them, or the shop has none yet"),
 });
 
 const ReceiptListAnswer = z.object({ receipts: z.array(ReceiptView), nextCursor: z.string().nullable(), degraded: z.literal(true).optional() });
@@ -207,14 +228,15 @@ export const routes = {
     name: 'auth-login',
     method: 'POST',
     path: '/api/auth/login',
-    auth: { kind: 'public' },
-    summary: 'Sign in with an Ethereum wallet: sets the session cookie and the CSRF cookie',
+    // Login CSRF: another site's page must not sign a browser in to a session of its choosing.
+    auth: { kind: 'public', fromThisSite: true },
+    summary: 'Sign in with an Ethereum wallet: sets the session cookie and the CSRF cookie (from this site only, as application/json)',
     body: z.object({
       message: z.string().min(1).max(4096),
       signature: z.string().regex(/^0x[0-9a-fA-F]+$/, 'must be a 0x-prefixed hex signature').max(1024),
     }),
     response: SessionView.extend({ ok: z.literal(true), csrfToken: z.string() }),
-    errors: ['invalid_input', 'unauthorized'],
+    errors: ['invalid_input', 'unauthorized', 'forbidden'],
   }),
   authLogout: route({
     name: 'auth-logout',
@@ -255,6 +277,7 @@ export const routes = {
     path: '/api/keys/{id}',
     auth: { kind: 'session', role: 'merchant' },
     summary: 'Revoke one of your API keys',
+    params: { id: Id },
     response: z.object({ ok: z.literal(true), id: z.string() }),
     errors: ['not_found'],
   }),
@@ -264,8 +287,9 @@ export const routes = {
     path: '/api/keys/{id}/roll',
     auth: { kind: 'session', role: 'merchant' },
     summary: "Roll a revoked key: its receipts that can still change are signed from now on by another of your active keys (idempotent; a bounded batch a call, nextCursor goes on)",
+    params: { id: Id },
     body: z.object({
-      toKeyId: z.string().min(1).max(64).describe('the active key that signs those receipts from now on'),
+      toKeyId: Id.describe('the active key that signs those receipts from now on'),
       cursor: z.preprocess(blankAsAbsent, z.string().max(500).optional()).describe('nextCursor of the previous call, to go on'),
     }),
     response: z.object({ ok: z.literal(true), id: z.string(), toKeyId: z.string(), moved: z.number().int(), nextCursor: z.string().nullable() }),
@@ -288,7 +312,11 @@ export const routes = {
     auth: { kind: 'session', role: 'merchant' },
     summary: 'Replace the named groups of the shop configuration',
     body: ShopConfigUpdate,
-    response: z.object({ ok: z.literal(true), config: ShopConfig }),
+    response: z.object({
+      ok: z.literal(true),
+      config: ShopConfig,
+      webhookSecret: z.string().optional().describe('the webhook signing secret made now, when the webhook URL was set on a shop without one: shown this once'),
+    }),
     errors: ['invalid_input', 'slug_taken'],
   }),
   pricingConfigGet: route({
@@ -487,6 +515,7 @@ export const routes = {
     path: '/api/receipts/{id}',
     auth: { kind: 'key', scope: 'receipts:read' },
     summary: 'One of your receipts',
+    params: { id: Id },
     response: ReceiptView,
     errors: ['not_found'],
   }),
@@ -496,6 +525,7 @@ export const routes = {
     path: '/api/receipts/{id}/deliveries',
     auth: { kind: 'key', scope: 'receipts:read' },
     summary: "The receipt's webhook delivery log: every attempt, its time, HTTP status or error, and duration",
+    params: { id: Id },
     response: DeliveryLogAnswer,
     errors: ['not_found'],
   }),
@@ -505,6 +535,7 @@ export const routes = {
     path: '/api/receipts/{id}/proof',
     auth: { kind: 'key', scope: 'receipts:read' },
     summary: "The signed proof of a paid receipt: EIP-712 typed data (lines, total, token, amount, split, chain, transaction, time), its signature and the signer",
+    params: { id: Id },
     response: ReceiptProofView,
     errors: ['not_found', 'receipt_not_paid', 'conflict', 'service_unavailable'],
   }),
@@ -514,6 +545,7 @@ export const routes = {
     path: '/api/receipts/{id}/deliveries/{eventId}/redeliver',
     auth: { kind: 'key', scope: 'receipts:write' },
     summary: 'Send a logged event again now, as a new attempt with the same delivery id and bytes',
+    params: { id: Id, eventId: Id },
     response: RedeliveryAnswer,
     errors: ['not_found'],
   }),
@@ -543,6 +575,7 @@ export const routes = {
     path: '/api/console/receipts/{id}',
     auth: MERCHANT_SESSION,
     summary: 'The merchant console: one of your receipts (GET /api/receipts/{id} by session)',
+    params: { id: Id },
     response: ReceiptView,
     errors: ['not_found'],
   }),
@@ -552,6 +585,7 @@ export const routes = {
     path: '/api/console/receipts/{id}/deliveries',
     auth: MERCHANT_SESSION,
     summary: "The merchant console: the receipt's webhook delivery log and signing key (GET /api/receipts/{id}/deliveries by session)",
+    params: { id: Id },
     response: DeliveryLogAnswer,
     errors: ['not_found'],
   }),
@@ -561,6 +595,7 @@ export const routes = {
     path: '/api/console/receipts/{id}/deliveries/{eventId}/redeliver',
     auth: MERCHANT_SESSION,
     summary: 'The merchant console: send a logged event again now (POST /api/receipts/{id}/deliveries/{eventId}/redeliver by session)',
+    params: { id: Id, eventId: Id },
     response: RedeliveryAnswer,
     errors: ['not_found', 'conflict'],
   }),
@@ -569,7 +604,7 @@ export const routes = {
     method: 'POST',
     path: '/api/console/receipts/terminal',
     auth: MERCHANT_SESSION,
-    summary: "The merchant console's point of sale: an amount becomes a receipt with its payment link and QR code, signed by your newest active key (POST /api/receipts/terminal by session)",
+    summary: "The merchant console's point of sale: an amount becomes a receipt with its payment link and QR code, its webhooks signed by your webhook signing secret (POST /api/receipts/terminal by session)",
     body: TerminalSale,
     response: TerminalAnswer,
     successStatus: 201,
@@ -600,10 +635,19 @@ export const routes = {
     method: 'POST',
     path: '/api/console/webhooks/test',
     auth: MERCHANT_SESSION,
-    summary: 'The merchant console: send a signed sample event to a URL, signed by keyId or your newest active key (POST /api/webhooks/test by session)',
-    body: z.object({ url: z.string().min(1).max(2048), keyId: z.string().min(1).max(64).optional().describe('the active key that signs it; default your newest') }),
+    summary: 'The merchant console: send a signed sample event to a URL, signed by keyId or your webhook signing secret (POST /api/webhooks/test by session)',
+    body: z.object({ url: z.string().min(1).max(2048), keyId: Id.optional().describe('the active key that signs it; default your webhook signing secret') }),
     response: SendOutcome,
     errors: ['invalid_input'],
+  }),
+  consoleWebhookSecretRotate: route({
+    name: 'console-webhook-secret-rotate',
+    method: 'POST',
+    path: '/api/console/webhooks/secret/rotate',
+    auth: MERCHANT_SESSION,
+    summary: 'The merchant console: a new webhook signing secret (the first one, when there is none), shown once; the one it replaces still signs beside it for 24 hours',
+    response: z.object({ ok: z.literal(true), webhookSecret: z.string().describe('the new secret, shown this once'), signingSecret: WebhookSigningView }),
+    errors: [],
   }),
   openapi: route({
     name: 'openapi',
@@ -750,6 +794,7 @@ export const routes = {
     path: '/api/portal/{id}',
     auth: { kind: 'portal' },
     summary: "The buyer's view of a receipt: lines, totals, status, tokens, the open quote and the payment",
+    params: { id: Id },
     response: PortalView,
     errors: ['not_found'],
   }),
@@ -759,6 +804,7 @@ export const routes = {
     path: '/api/portal/{id}/quote',
     auth: { kind: 'portal' },
     summary: 'Fix what the buyer pays in a token for 10 minutes: an amount unique to this receipt, and an EIP-681 URI',
+    params: { id: Id },
     body: QuoteRequest,
     response: z.object({ ok: z.literal(true), quote: QuoteView }),
     errors: ['not_found', 'invalid_input', 'unsupported_token', 'price_stale', 'receipt_not_payable', 'split_required', 'service_unavailable'],
@@ -771,6 +817,7 @@ export const routes = {
     responseKind: 'asset',
     assetTypes: ['image/svg+xml'],
     summary: "QR code (SVG) of the receipt's open quote as an EIP-681 URI (`?token=`), or of its payment link",
+    params: { id: Id },
     query: z.object({ token: z.preprocess(blankAsAbsent, QuoteRequest.shape.token.optional()) }),
     response: z.string(),
     errors: ['not_found', 'invalid_input'],
@@ -781,6 +828,7 @@ export const routes = {
     path: '/api/portal/{id}/events',
     auth: { kind: 'portal' },
     summary: "The page's tracking statuses (link_opened … checkout_success) and its last error, never paid or failed",
+    params: { id: Id },
     body: PortalEvent,
     response: z.object({ ok: z.literal(true), status: z.string(), ignored: z.literal(true).optional(), reason: z.string().optional() }),
     errors: ['not_found', 'invalid_input'],
@@ -791,6 +839,7 @@ export const routes = {
     path: '/api/portal/{id}/payments',
     auth: { kind: 'portal' },
     summary: 'Report the hash of a payment transaction: the service verifies it on chain and decides paid',
+    params: { id: Id },
     body: PaymentSubmission,
     response: PaymentAnswer,
     errors: ['not_found', 'invalid_input', 'transaction_not_found', 'transaction_already_used', 'not_a_payment', 'service_unavailable'],
@@ -801,6 +850,7 @@ export const routes = {
     path: '/api/portal/{id}/onramp',
     auth: { kind: 'portal' },
     summary: "Pay by card: a card on-ramp session that delivers the receipt's USDC quote to the merchant's split (redirect_url goes to the session)",
+    params: { id: Id },
     response: OnrampAnswer,
     errors: ['not_found', 'unsupported_token', 'price_stale', 'receipt_not_payable', 'split_required', 'onramp_refused', 'conflict', 'service_unavailable'],
   }),
@@ -824,6 +874,7 @@ export const routes = {
     auth: { kind: 'public' },
     responseKind: 'html',
     summary: "The sandbox on-ramp's checkout page: a tester picks the card payment's outcome",
+    params: { session: Id },
     response: z.string(),
     errors: ['not_found'],
   }),
@@ -834,6 +885,7 @@ export const routes = {
     auth: { kind: 'public' },
     responseKind: 'html',
     summary: "The sandbox checkout's form: plays the outcome picked (success sends the test USDC), then redirects (303) to the receipt's redirect_url or payment page",
+    params: { session: Id },
     body: z.object({ outcome: z.string().min(1).max(64) }),
     formBody: true,
     response: z.string(),
@@ -846,6 +898,7 @@ export const routes = {
     path: '/api/portal/{id}/proof',
     auth: { kind: 'portal' },
     summary: "The buyer's copy of the receipt's signed proof (the portal's Download receipt): the same document as GET /api/receipts/{id}/proof",
+    params: { id: Id },
     response: ReceiptProofView,
     errors: ['not_found', 'receipt_not_paid', 'conflict', 'service_unavailable'],
   }),
@@ -856,7 +909,7 @@ export const routes = {
     auth: { kind: 'session', role: 'merchant' },
     summary: 'Ask to refund a paid receipt (all, or amountUsd): answers what to send from your wallet to the payer',
     body: z.object({
-      id: z.string().min(1).max(64),
+      id: Id,
       amountUsd: usdAmount.refine((usd) => usd > 0, 'must be above 0').optional(),
       reason: z.string().trim().max(500).optional(),
     }),
@@ -869,7 +922,7 @@ export const routes = {
     path: '/api/receipts/refund/transaction',
     auth: { kind: 'session', role: 'merchant' },
     summary: "Report the hash of a refund you sent: verified on chain, then the receipt is refunded",
-    body: z.object({ id: z.string().min(1).max(64), txHash: PaymentSubmission.shape.txHash }),
+    body: z.object({ id: Id, txHash: PaymentSubmission.shape.txHash }),
     response: z.object({ ok: z.literal(true), receiptId: z.string(), status: z.string(), outcome: z.enum(['refunded', 'unconfirmed', 'pending']) }),
     errors: ['not_found', 'invalid_input', 'transaction_not_found', 'transaction_already_used', 'not_a_payment', 'conflict', 'service_unavailable'],
   }),

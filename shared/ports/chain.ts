@@ -60,8 +60,12 @@ export interface Chain {
   transaction(hash: string): Promise<MinedTransaction | 'pending' | undefined>;
   /** Payments into any of these splits in the range (tokens' `Transfer` logs and splits' `PaymentReceived`), oldest first. */
   paymentsInto(splits: readonly string[], range: { fromBlock: number; toBlock: number }): Promise<ChainMove[]>;
-  /** Configured-token transfers from one address to another in the range (refunds), oldest first. */
-  transfersBetween(from: string, to: string, range: { fromBlock: number; toBlock: number }): Promise<ChainMove[]>;
+  /**
+   * Configured-token transfers from any of these senders to any of these recipients in the range
+   * (refunds), oldest first: one log query however many are named, so the caller pairs senders and
+   * recipients itself. None named: none, and nothing asked.
+   */
+  transfersAmong(senders: readonly string[], recipients: readonly string[], range: { fromBlock: number; toBlock: number }): Promise<ChainMove[]>;
   /** The ETH/USD feed's latest answer (Chainlink `AggregatorV3.latestRoundData`). */
   ethUsdPrice(): Promise<FeedPrice>;
   /**

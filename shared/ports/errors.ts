@@ -1,3 +1,6 @@
+import { DomainError } from '../domain/errors';
+import { unstorableIdReason } from '../domain/ids';
+
 /** Typed failures every store adapter reports the same way, whatever the technology behind it. */
 export class DuplicateKeyError extends Error {
   constructor(message = 'a document with this key already exists') {
@@ -44,3 +47,26 @@ export class DependencyUnavailableError extends Error {
     this.name = 'DependencyUnavailableError';
   }
 }
+
+/**
+ * A write names an id or partition key value the store cannot hold (`unstorableIdReason`). The
+ * caller's bad input (400 invalid_input; the outbox rejects it rather than retrying), never a server
+ * fault. Reads and deletes of such an id answer "no such document" instead: it cannot exist.
+ */
+export class UnstorableIdError extends DomainError {
+  constructor(reason: string) {
+    super('invalid_input', `id: ${reason}`, { field: 'id' });
+    this.name = 'UnstorableIdError';
+  }
+}
+
+/** Whether the store can hold every one of these keys (a point read or delete of any other finds nothing). */
+export const storableKeys = (...keys: string[]): boolean => keys.every((key) => unstorableIdReason(key) === null);
+
+/** Throws UnstorableIdError for the first key the store cannot hold (before a write). */
+export const assertStorableKeys = (...keys: string[]): void => {
+  for (const key of keys) {
+    const reason = unstorableIdReason(key);
+    if (reason !== null) throw new UnstorableIdError(reason);
+  }
+};

@@ -19,6 +19,12 @@ export interface ReceiptRepository extends DocumentCollection<Receipt> {
    * reconciliation, refunds); `createdBefore` narrows to those made earlier (Unix ms).
    */
   inStatuses(statuses: readonly ReceiptStatus[], query: ReceiptStatusQuery): Promise<Receipt[]>;
+  /**
+   * Receipts in any of these statuses across all merchants, by wallet and a wallet's newest first, of
+   * the wallets after `afterWallet` (all of them when absent or empty): a walk over merchants that one
+   * merchant's many receipts cannot stall (the refund watcher's).
+   */
+  inStatusesByWallet(statuses: readonly ReceiptStatus[], query: { afterWallet?: string; limit: number }): Promise<Receipt[]>;
 }
 
 export interface ReceiptListFilter {

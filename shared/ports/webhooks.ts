@@ -28,7 +28,7 @@ export interface DeliveryLog extends DocumentCollection<DeliveryAttempt> {
   listForReceipt(receiptId: string): Promise<DeliveryAttempt[]>;
 }
 
-/** Encrypts secrets at rest (AES-256-GCM): the API key that signs a merchant's webhooks. */
+/** Encrypts secrets at rest (AES-256-GCM): the API keys and the shop's webhook signing secret that sign a merchant's webhooks. */
 export interface SecretBox {
   seal(plain: string): string;
   open(sealed: string): string;

@@ -1,5 +1,19 @@
 import type { PaymentPayload, PaymentPayloadV1, PaymentRequiredV2, SettleResult, SignInWithXPayload } from '../domain/x402';
 
+/** What an EIP-3009 authorization moves: `value` atomic units from `from` to `to`, once, by `nonce`. */
+export interface AuthorizationTerms {
+  from: string;
+  to: string;
+  value: string;
+  nonce: string;
+}
+
+export type AuthorizationOutcome =
+  | { state: 'unused' }
+  /** Lower-case hash of the transaction whose transfer paid it, and its block. */
+  | { state: 'paid'; transaction: string; blockNumber: number }
+  | { state: 'spent' };
+
 /**
  * What the x402 gate takes from the protocol's own packages, so that its headers are exactly the
  * protocol's: the encodings and envelope schemas, the v1 network names, and the two chain reads a
@@ -17,10 +31,13 @@ export interface X402Protocol {
   /** The EIP-712 domain a token's EIP-3009 authorizations are signed in, read from its contract (once). */
   tokenDomain(token: string): Promise<{ name: string; version: string }>;
   /**
-   * Whether an EIP-3009 authorization was used on the token (`authorizationState(authorizer, nonce)`),
-   * and when it was, the transaction that used it if it is still found among the recent blocks.
+   * What became of an EIP-3009 authorization on the token: unused; paid, by the successful transaction
+   * that used it and moved its value from its authorizer to its recipient (`hint`, a transaction
+   * believed to be that one, is looked at first); or spent without that transfer (cancelled, or used
+   * by another authorization with the same nonce). Throws DependencyUnavailableError when the chain
+   * cannot be asked, or the nonce is used by a transaction not found among the recent blocks.
    */
-  authorizationUse(token: string, authorizer: string, nonce: string): Promise<{ used: boolean; transaction?: string }>;
+  authorizationOutcome(token: string, authorization: AuthorizationTerms, hint?: string): Promise<AuthorizationOutcome>;
   /** A `SIGN-IN-WITH-X` header's proof, checked against the extension's schema; undefined when it is not one. */
   parseSignInWithX(header: string): Promise<SignInWithXPayload | undefined>;
   /**

@@ -3,9 +3,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { applyOnrampWebhook, openOnrampSession } from '../../shared/app/onramp';
 import type { AppDeps } from '../../shared/app/deps';
 import { createReceipt } from '../../shared/app/receipts';
-import { compose } from '../../shared/composition';
+import { compose, setDeps } from '../../shared/composition';
 import { loadConfig } from '../../shared/config';
 import { merchantRecordWithSplit } from '../support/chain-merchant';
+import { invoke } from '../support/http';
 import { toWebhookBody } from '../../shared/domain/receipt-views';
 import { signStripeWebhook, startStripeFake, stripeEventBody, sessionAt, stripeSessionWebhook, type FakeSession, type StripeFake } from '../support/stripe-fake';
 
@@ -76,6 +77,14 @@ describe('Stripe as the card on-ramp', () => {
     expect(session).toMatchObject({ provider: 'stripe', url: `${fake.origin}/onramp/${session.sessionId}` });
     expect(session.clientSecret).toMatch(/_secret_/);
     expect(await receiptOf(id)).toMatchObject({ onrampSessionId: session.sessionId, isOnrampSessionUnique: true });
+  });
+
+  it("names the client by the X-Forwarded-For entry the gateway appended, not a spoofed first one", async () => {
+    setDeps(deps);
+    const id = await newReceipt();
+    const answer = await invoke('portal-onramp', { method: 'POST', path: `/api/portal/${id}/onramp`, headers: { 'x-forwarded-for': '6.6.6.6, 203.0.113.7' } });
+    expect(answer.status).toBe(200);
+    expect(fake.requests.at(-1)!.form).toMatchObject({ customer_ip_address: '203.0.113.7', 'metadata[receiptId]': id });
   });
 
   it('moves the receipt with each signed event: initialized → checkout_initialized, fulfillment_processing → checkout_success, each once', async () => {

@@ -7,6 +7,7 @@ import type { AppDeps } from '../../shared/app/deps';
 import { upsertInventoryItem } from '../../shared/app/inventory-upsert';
 import { createOrder } from '../../shared/app/orders';
 import { getPortalView, quoteFor, recordPortalEvent } from '../../shared/app/payments/portal';
+import { claimPaymentTransaction } from '../../shared/app/payments/ledger';
 import { verifyPayment } from '../../shared/app/payments/verify';
 import { watchPayments } from '../../shared/app/payments/watcher';
 import { expireReceipts } from '../../shared/app/payments/expiry';
@@ -178,6 +179,31 @@ describe.each(allStores)('payments on $name', (store) => {
     expect((await receiptOf(id)).amountPaid).toBe(quote.amount);
   });
 
+  it('two underpayments that together cover the receipt, verified at the same time, make it paid: the sum is decided under its ETag', async () => {
+    for (let round = 0; round < 3; round++) {
+      const id = await newReceipt(10);
+      const quote = await quoteFor(deps, id, 'USDC');
+      const half = BigInt(quote.amount) / 2n;
+      const [first, second] = [await pay(await newWallet(), quote, half), await pay(await newWallet(), quote, BigInt(quote.amount) - half)];
+      const answers = await Promise.all([verifyPayment(deps, id, first), verifyPayment(deps, id, second)]);
+      expect(answers.map((answer) => answer.outcome).sort()).toEqual(['paid', 'underpaid']);
+      const receipt = await receiptOf(id);
+      expect(receipt).toMatchObject({ status: 'paid', amountPaid: quote.amount });
+      expect(receipt.payments!.map((record) => record.amount).sort()).toEqual([half.toString(), (BigInt(quote.amount) - half).toString()].sort());
+    }
+  });
+
+  it('an x402 settlement’s transaction pays its own order only: reported for another receipt of the shop, transaction_already_used', async () => {
+    const id = await newReceipt(5);
+    const quote = await quoteFor(deps, id, 'USDC');
+    // The settlement's transfer carries the receipt's amount, as a transfer to the split would; the gate claimed it for its order.
+    const hash = await pay(await newWallet(), quote);
+    await claimPaymentTransaction(deps, chainInfo.chainId, hash, `${merchant}:x402-order`);
+    await expect(verifyPayment(deps, id, hash)).rejects.toMatchObject({ code: 'transaction_already_used' });
+    expect(await receiptOf(id)).toMatchObject({ status: 'pending' });
+    expect((await receiptOf(id)).payments ?? []).toEqual([]);
+  });
+
   it('a transfer of another receipt’s quoted amount cannot be claimed by a receipt that learns its hash', async () => {
     const [victim, thief] = [await newReceipt(100), await newReceipt(5)];
     const quote = await quoteFor(deps, victim, 'USDC');
@@ -279,18 +305,22 @@ describe.each(allStores)('payments on $name', (store) => {
     expect(receipt.payments ?? []).toEqual([]);
   });
 
-  it('ETH after the lock: paid within the slippage tolerance, failed beyond it', async () => {
+  it('ETH after the lock: at least the quote, less only within the tolerance of a fallen price, failed beyond it', async () => {
     try {
-      const [within, beyond] = [await newReceipt(30), await newReceipt(30)];
-      const q1 = await quoteFor(lapsed(), within, 'ETH');
-      const q2 = await quoteFor(lapsed(), beyond, 'ETH');
-      await setPrice(3_010); // 0.33 % dearer: the quoted wei still covers the amount less 1 %
+      const [short, dearer, within, beyond] = [await newReceipt(30), await newReceipt(30), await newReceipt(30), await newReceipt(30)];
+      const [q1, q2, q3, q4] = [await quoteFor(lapsed(), short, 'ETH'), await quoteFor(lapsed(), dearer, 'ETH'), await quoteFor(lapsed(), within, 'ETH'), await quoteFor(lapsed(), beyond, 'ETH')];
       const buyer = await newWallet();
-      // Dearer ETH asks for fewer wei now: the quoted amount pays, and what is above the current amount is recorded.
-      expect(await verifyPayment(deps, within, await pay(buyer, q1))).toMatchObject({ outcome: 'overpaid', status: 'paid' });
+      // The price unchanged: the tolerance is no discount, so 0.5 % under the quote is slippage.
+      const under = (BigInt(q1.amount) * 995n) / 1000n;
+      expect(await verifyPayment(deps, short, await pay(buyer, q1, under))).toMatchObject({ outcome: 'slippage', status: 'failed', expected: q1.amount });
+      await setPrice(3_010); // 0.33 % dearer: fewer wei would do now, but the quote is what is owed
+      expect(await verifyPayment(deps, dearer, await pay(buyer, q2))).toMatchObject({ outcome: 'paid', status: 'paid', expected: q2.amount });
+      await setPrice(2_990); // 0.33 % cheaper: the quoted wei is short of the amount now, within the 1 %
+      const paid = await verifyPayment(deps, within, await pay(buyer, q3));
+      expect(paid).toMatchObject({ outcome: 'paid', status: 'paid' });
+      expect(BigInt((paid as { expected: string }).expected) > BigInt(q3.amount)).toBe(true);
       await setPrice(2_900); // 3.3 % cheaper: the quoted wei no longer covers it
-      const answer = await verifyPayment(deps, beyond, await pay(buyer, q2));
-      expect(answer).toMatchObject({ outcome: 'slippage', status: 'failed' });
+      expect(await verifyPayment(deps, beyond, await pay(buyer, q4))).toMatchObject({ outcome: 'slippage', status: 'failed' });
       expect((await receiptOf(beyond)).failure?.failureCode).toBe('PORTAL_CHAIN_SLIPPAGE_EXCEEDED');
     } finally {
       await setPrice(3_000);
@@ -301,6 +331,11 @@ describe.each(allStores)('payments on $name', (store) => {
     const id = await newReceipt();
     await (await feed.getFunction('setUpdatedAt')(BigInt(Math.floor(Date.now() / 1000) - 7_200))).wait();
     await expect(quoteFor(deps, id, 'ETH')).rejects.toMatchObject({ code: 'price_stale' });
+    // A fresh answer at the aggregator's bound (the mock's minAnswer and maxAnswer) is no price either.
+    for (const bound of [1n, 100_000_000_000_000n]) {
+      await (await feed.getFunction('setAnswer')(bound)).wait();
+      await expect(quoteFor(deps, id, 'ETH')).rejects.toMatchObject({ code: 'price_stale' });
+    }
     await setPrice(3_000);
     const usdcOnly = { ...deps, settings: { ...deps.settings, tokens: deps.settings.tokens.filter((t) => t.symbol === 'USDC') } };
     await expect(quoteFor(usdcOnly, id, 'USDT')).rejects.toMatchObject({ code: 'unsupported_token' });

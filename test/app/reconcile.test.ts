@@ -275,3 +275,109 @@ describe('reconcileSplits on the local chain', () => {
     expect(await reconcileSplits({ ...deps, chain: undefined })).toEqual({ reconciled: [], waiting: [], skipped: [] });
   });
 });
+
+describe("reconcileSplits within the relayer's gas rules", () => {
+  const usdcToken = { symbol: 'USDC' as const, address: local.usdc.toLowerCase(), decimals: 6 };
+  /** The local chain (`controlled`), the local USDC configured, and the relayer's rules as given. */
+  const withRules = (rules: Partial<AppDeps['settings']['relayer']>, distributeMinUsdc = 0n) => {
+    const { chain: wrapped, state } = controlled();
+    withChain(wrapped);
+    const relayer = { ...deps.settings.relayer, ...rules, distributeMin: { ...deps.settings.relayer.distributeMin, USDC: distributeMinUsdc } };
+    deps = { ...deps, settings: { ...deps.settings, tokens: [usdcToken], relayer } };
+    return state;
+  };
+
+  it('leaves a split below DISTRIBUTE_MIN_USDC undistributed, its receipts paid and skipped with the reason, run after run; crossing it distributes them all', async () => {
+    const state = withRules({}, 5_000_000n);
+    const split = await newSplit();
+    const first = await paidReceipt(split.address, 3_000_000n, await pay(split.address, 3_000_000n));
+
+    for (let run = 0; run < 2; run++) {
+      expect(await reconcile()).toEqual({
+        reconciled: [],
+        waiting: [],
+        skipped: [{ receiptId: first.receiptId, reason: 'the split holds 3 USDC, below the 5 USDC the relayer distributes from (DISTRIBUTE_MIN_USDC): its distribution waits' }],
+      });
+    }
+    expect(state.distributions).toEqual([]);
+    expect((await stored(first)).status).toBe('paid');
+    expect(await balanceOf(split.address)).toBe(3_000_000n);
+    expect(logged.join('\n')).toMatch(new RegExp(`${first.receiptId} left paid: the split holds 3 USDC`));
+
+    // 3 + 2.5 USDC: over the threshold, one distribution reconciles both.
+    const second = await paidReceipt(split.address, 2_500_000n, await pay(split.address, 2_500_000n));
+    const report = await reconcile();
+    expect(state.distributions).toHaveLength(1);
+    const hash = state.distributions[0]!.txHash.toLowerCase();
+    expect(report).toEqual({ reconciled: [{ receiptId: first.receiptId, txHash: hash }, { receiptId: second.receiptId, txHash: hash }], waiting: [], skipped: [] });
+    expect(await balanceOf(split.address)).toBe(0n);
+    expect(await stored(second)).toMatchObject({ status: 'reconciled', reconciledTxHash: hash });
+  });
+
+  it('distributes at exactly the threshold', async () => {
+    const state = withRules({}, 5_000_000n);
+    const split = await newSplit();
+    const receipt = await paidReceipt(split.address, 5_000_000n, await pay(split.address, 5_000_000n));
+    expect((await reconcile()).reconciled.map((entry) => entry.receiptId)).toEqual([receipt.receiptId]);
+    expect(state.distributions).toHaveLength(1);
+  });
+
+  it('with a threshold, a split emptied by a distribution in the payment’s own block is matched to it without sending one', async () => {
+    const state = withRules({}, 5_000_000n);
+    const split = await newSplit();
+    const payment = await pay(split.address, 6_000_001n);
+    const contract = new Contract(split.address, splitArtifact.abi, payer);
+    const mined = (await (await contract.getFunction('distribute').send(local.usdc)).wait())!;
+    // As if the payment and someone's distribution had been mined in one block, the payment first.
+    const receipt = await paidReceipt(split.address, 6_000_001n, { hash: payment.hash, blockNumber: mined.blockNumber });
+
+    expect(await reconcile()).toEqual({ reconciled: [{ receiptId: receipt.receiptId, txHash: mined.hash.toLowerCase() }], waiting: [], skipped: [] });
+    expect(state.distributions).toEqual([]);
+  });
+
+  it('sends no distribution once the day’s DISTRIBUTION_DAILY_BUDGET is spent: the receipts stay paid, skipped with the reason', async () => {
+    const state = withRules({ distributionsPerDay: 1 });
+    const one = await newSplit();
+    const other = await newSplit();
+    const first = await paidReceipt(one.address, 1_000_001n, await pay(one.address, 1_000_001n));
+    const second = await paidReceipt(other.address, 1_000_002n, await pay(other.address, 1_000_002n));
+
+    const report = await reconcile();
+    expect(state.distributions).toHaveLength(1);
+    expect(report.reconciled).toHaveLength(1);
+    const waiting = report.reconciled[0]!.receiptId === first.receiptId ? second : first;
+    const reason = "the relayer's distributions for today are spent (DISTRIBUTION_DAILY_BUDGET): its distribution waits for the next UTC day";
+    expect(report.skipped).toEqual([{ receiptId: waiting.receiptId, reason }]);
+    expect((await stored(waiting)).status).toBe('paid');
+
+    expect(await reconcile()).toEqual({ reconciled: [], waiting: [], skipped: [{ receiptId: waiting.receiptId, reason }] });
+    expect(state.distributions).toHaveLength(1);
+
+    // The next UTC day has a budget of its own.
+    deps = { ...deps, clock: { now: () => Date.now() + 24 * 3_600_000 } };
+    expect((await reconcile()).reconciled.map((entry) => entry.receiptId)).toEqual([waiting.receiptId]);
+    expect(state.distributions).toHaveLength(2);
+  });
+
+  it('a budget of 0 sends nothing; a distribution that fails gives its unit back', async () => {
+    const state = withRules({ distributionsPerDay: 0 });
+    const split = await newSplit();
+    const receipt = await paidReceipt(split.address, 1_000_003n, await pay(split.address, 1_000_003n));
+    expect((await reconcile()).skipped.map((entry) => entry.receiptId)).toEqual([receipt.receiptId]);
+    expect(state.distributions).toEqual([]);
+
+    // A budget of 1, and a distribution that reverts: skipped, and the unit is back for the next run.
+    const failing: Chain = Object.assign(Object.create(deps.chain!) as Chain, {
+      distribute: async () => {
+        throw Object.assign(new Error('execution reverted'), { code: 'CALL_EXCEPTION' });
+      },
+    });
+    const rules = { ...deps.settings.relayer, distributionsPerDay: 1 };
+    deps = { ...deps, chain: failing, settings: { ...deps.settings, relayer: rules } };
+    expect((await reconcile()).skipped).toEqual([{ receiptId: receipt.receiptId, reason: 'distribution failed: execution reverted' }]);
+    const working = deps;
+    withRules({ distributionsPerDay: 1 });
+    deps = { ...deps, claims: working.claims, receipts: working.receipts };
+    expect((await reconcile()).reconciled.map((entry) => entry.receiptId)).toEqual([receipt.receiptId]);
+  });
+});

@@ -1,6 +1,6 @@
 import { receiptCore } from '../support/fixtures';
 import { Contract, NonceManager, Wallet, hexlify, randomBytes, type JsonRpcProvider } from 'ethers';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest';
 import { ANVIL_ACCOUNTS } from '../../scripts/local/anvil';
 import { testUsdcArtifact, testUsdtArtifact } from '../../shared/adapters/evm/artifacts';
 import type { EvmChain } from '../../shared/adapters/evm/chain';
@@ -12,6 +12,7 @@ import { DomainError } from '../../shared/domain/errors';
 import { CHAIN_CLOCK_SKEW_SECONDS, type PayTokenSymbol, type Quote } from '../../shared/domain/payment';
 import { newReceipt, type Receipt, type ReceiptStatus } from '../../shared/domain/receipt';
 import { toReceiptView } from '../../shared/domain/receipt-views';
+import type { Chain } from '../../shared/ports/chain';
 import { chainForTests } from '../support/chain';
 import { invoke } from '../support/http';
 import { signInAs } from '../support/session';
@@ -57,7 +58,9 @@ beforeEach(async () => {
   setDeps(deps);
 });
 
-const split = () => Wallet.createRandom().address.toLowerCase();
+/** An address without a key behind it: quicker to make than a wallet, by the hundred. */
+const randomAddress = () => hexlify(randomBytes(20));
+const split = randomAddress;
 const newPayer = () => Wallet.createRandom().address.toLowerCase();
 const randomHash = () => hexlify(randomBytes(32));
 
@@ -395,6 +398,63 @@ describe('watchRefunds', () => {
     const tx = await send(usdc, rest.to, rest.amount);
     expect(await watchRefunds(deps, { fromBlock: earlier.blockNumber, toBlock: tx.blockNumber })).toEqual({ refunded: [receipt.receiptId] });
     expect((await stored(receipt)).refunds!.map((refund) => refund.txHash)).toEqual([earlier.hash, tx.hash]);
+  });
+
+  it('many stale refunds of one merchant hide no other merchant’s, and a range costs one log query for all', async () => {
+    // More open refunds of one merchant, all older, than the watcher looks at in a range.
+    const stale = randomAddress();
+    const today = now;
+    now -= 86_400_000;
+    for (let index = 0; index < 250; index++) {
+      now += 1;
+      const receipt = await paidReceipt({ wallet: stale, usd: 1, payer: randomAddress() });
+      await requestRefund(deps, stale, { id: receipt.receiptId });
+    }
+    now = today;
+    const receipt = await paidReceipt({ usd: 6.5 });
+    const { refund } = await requestRefund(deps, merchantWallet, { id: receipt.receiptId });
+    const tx = await send(usdc, refund.to, refund.amount);
+    const getLogs = vi.spyOn(chain.provider, 'getLogs');
+    try {
+      expect(await watchRefunds(deps, { fromBlock: tx.blockNumber, toBlock: tx.blockNumber })).toEqual({ refunded: [receipt.receiptId] });
+      expect(getLogs).toHaveBeenCalledTimes(1);
+    } finally {
+      getLogs.mockRestore();
+    }
+    expect(await stored(receipt)).toMatchObject({ status: 'refunded', refunds: [{ txHash: tx.hash }] });
+  });
+
+  it('watches at most 20 open refunds of a merchant per range, its newest, and takes the merchants past 200 refunds first on the next range', async () => {
+    // 12 merchants with 25 open refunds each: 20 of each are watched, 10 merchants a range.
+    const merchants = Array.from({ length: 12 }, randomAddress).sort();
+    const payers = new Map<string, string[]>();
+    for (const wallet of merchants) {
+      for (let index = 0; index < 25; index++) {
+        now += 1;
+        const receipt = await paidReceipt({ wallet, usd: 1, payer: randomAddress() });
+        await requestRefund(deps, wallet, { id: receipt.receiptId });
+        payers.set(wallet, [...(payers.get(wallet) ?? []), receipt.buyerWallet!]);
+      }
+    }
+    const asked: { senders: string[]; recipients: string[] }[] = [];
+    const counting = {
+      chainId: local.chainId,
+      transfersAmong: async (senders: readonly string[], recipients: readonly string[]) => {
+        asked.push({ senders: [...senders].sort(), recipients: [...recipients] });
+        return [];
+      },
+    } as unknown as Chain;
+    for (let range = 1; range <= 3; range++) await watchRefunds({ ...deps, chain: counting }, { fromBlock: range, toBlock: range });
+
+    const sorted = (wallets: string[]) => [...wallets].sort();
+    expect(asked.map((call) => call.senders)).toEqual([
+      merchants.slice(0, 10),
+      sorted([...merchants.slice(10), ...merchants.slice(0, 8)]),
+      sorted([...merchants.slice(8), ...merchants.slice(0, 6)]),
+    ]);
+    // Each merchant's 20 newest refunds (the 5 oldest wait for their hash to be reported).
+    expect(asked[0]!.recipients).toHaveLength(200);
+    expect(sorted(asked[0]!.recipients.filter((payer) => payers.get(merchants[0]!)!.includes(payer)))).toEqual(sorted(payers.get(merchants[0]!)!.slice(5)));
   });
 
   it('leaves ETH refunds to a reported hash', async () => {

@@ -8,7 +8,7 @@ import type { WebhookMessage } from '../../shared/app/receipt-status';
 import { deliverWebhook, listDeliveries } from '../../shared/app/webhooks';
 import { createReceipt } from '../../shared/app/receipts';
 import { changeStatus } from '../../shared/app/receipt-status';
-import { revokeApiKey } from '../../shared/app/api-keys';
+import { rotateWebhookSecret } from '../../shared/app/webhook-secrets';
 import { memoryDeps, setDeps } from '../../shared/composition';
 import { addMerchant, invoke, type Merchant } from '../support/http';
 import { startReceiver, type Behaviour, type ReceiverOptions } from '../support/receiver';
@@ -110,23 +110,25 @@ describe('webhook delivery', () => {
     expect(receiver.received).toHaveLength(1);
   });
 
-  it('signs the webhooks of a receipt made without a key (the console’s terminal, an agent’s purchase) with the shop’s newest active key when sent', async () => {
-    receiver = await startReceiver([], { secret: merchant.apiKey, now: clock.now });
+  it('signs the webhooks of a receipt made without a key (the console’s terminal, an agent’s purchase) with the shop’s webhook signing secret when sent, never with one of its keys', async () => {
+    receiver = await startReceiver();
     await createReceipt(deps, { wallet: merchant.wallet, subscriptionId: null }, { id: 'r-1', lineItems: [{ label: 'Tea', priceUsd: 4 }], totalUsd: 4, webhook_url: receiver.url });
     await changeStatus(deps, { wallet: merchant.wallet, receiptId: 'r-1', status: 'link_opened', actor: 'merchant' });
     const [first] = queued();
     expect((first!.message as WebhookMessage).signingSubscriptionId).toBeNull();
+    // No secret yet: nothing is sent (not even signed by the shop's key), and the log says what to do.
     await deliverWebhook(deps, first!.message as WebhookMessage);
-    const [request] = await receiver.waitFor(1);
-    expect(request!.verified).toMatchObject({ ok: true });
-    expect((await log())[0]).toMatchObject({ state: 'delivered', signedBy: merchant.subscriptionId });
-    // With no active key left, the attempt fails and says what to do; a key made later signs the next.
-    await revokeApiKey(deps, merchant.subscriptionId, merchant.wallet);
+    expect(receiver.received).toEqual([]);
+    expect((await listDeliveries(deps, merchant.wallet, 'r-1')).deliveries[0]).toMatchObject({ state: 'failed', signedBy: null, signedWithSecret: null, error: expect.stringContaining('no webhook signing secret for this shop') });
+    // A secret made later signs the next attempts.
+    const { webhookSecret } = await rotateWebhookSecret(deps, merchant.wallet);
     await changeStatus(deps, { wallet: merchant.wallet, receiptId: 'r-1', status: 'buyer_logged_in', actor: 'merchant' });
     const [second] = queued();
     await deliverWebhook(deps, second!.message as WebhookMessage);
-    // Read below the routes: the revoked key no longer opens them.
-    expect((await listDeliveries(deps, merchant.wallet, 'r-1')).deliveries.find((entry) => entry.state === 'failed')).toMatchObject({ signedBy: null, error: 'no active API key of this shop to sign with: create one' });
+    const [request] = await receiver.waitFor(1);
+    expect(verifyWebhook({ body: request!.body, headers: request!.headers, secret: webhookSecret, now: clock.now() }).ok).toBe(true);
+    expect(verifyWebhook({ body: request!.body, headers: request!.headers, secret: merchant.apiKey, now: clock.now() })).toEqual({ ok: false, reason: 'bad_signature' });
+    expect((await listDeliveries(deps, merchant.wallet, 'r-1')).deliveries.find((entry) => entry.state === 'delivered')).toMatchObject({ signedBy: null, signedWithSecret: webhookSecret.slice(0, 10) });
   });
 
   it('claims nothing when the signing key cannot be read, so the queue’s redelivery still sends', async () => {

@@ -283,6 +283,50 @@ describe('a paid call', () => {
   });
 });
 
+describe('the same proof, checked while another request settles it', () => {
+  /**
+   * A facilitator whose second verification is asked only once the first request has settled the
+   * proof (the nonce is used by then): it refuses it, or fails to simulate it and throws.
+   */
+  const lateVerifier = (late: 'refuses' | 'throws') => {
+    let calls = 0;
+    let settled!: () => void;
+    const done = new Promise<void>((resolve) => (settled = resolve));
+    const wrapped: PaymentSettler = {
+      verify: async (payload, requirements) => {
+        if (++calls === 1) return settler.verify(payload, requirements);
+        await done;
+        if (late === 'throws') throw new Error('execution reverted: the simulation failed');
+        return settler.verify(payload, requirements);
+      },
+      settle: async (payload, requirements) => {
+        const result = await settler.settle(payload, requirements);
+        settled();
+        return result;
+      },
+    };
+    return wrapped;
+  };
+
+  it.each(['refuses', 'throws'] as const)('a facilitator that %s the late one: it gets the payment’s answer or 409, never a 402 or a 503', async (late) => {
+    const deps = depsWith({ settler: lateVerifier(late) });
+    const resource = resourceFor();
+    const payer = await newPayer();
+    const proof = v2Header(await clientProof(payer, deps, resource));
+    const [first, second] = await Promise.all(
+      [0, 1].map((run) =>
+        serve(deps, headers(proof), resource, { run }).then(
+          (reply) => reply.status,
+          (error: unknown) => (error instanceof DomainError && error.code === 'conflict' ? 409 : 503),
+        ),
+      ),
+    );
+    expect(first).toBe(200);
+    expect([200, 409]).toContain(second);
+    expect(await balanceOf(resource.payTo)).toBe(PRICE);
+  });
+});
+
 describe('a settled proof without an answer', () => {
   it('answers 409 while the run it let through may still answer, then lets a replay run the work again under the same key, charging nothing more', async () => {
     let offset = 0;

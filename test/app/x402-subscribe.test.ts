@@ -1,14 +1,22 @@
+import { x402Client } from '@x402/core/client';
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { createSIWxPayload, encodeSIWxHeader, type CompleteSIWxInfo } from '@x402/extensions/sign-in-with-x';
-import { Wallet } from 'ethers';
+import { Contract, NonceManager, Wallet, toQuantity, type JsonRpcProvider } from 'ethers';
 import { privateKeyToAccount } from 'viem/accounts';
-import { describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
+import { createProvider } from '../../shared/adapters/evm/provider';
+import { inProcessSettler } from '../../shared/adapters/x402/in-process-settler';
 import { x402Protocol } from '../../shared/adapters/x402/protocol';
 import type { AppDeps } from '../../shared/app/deps';
+import { rememberAnswer } from '../../shared/app/x402/gate';
 import { signInWithXChallenge } from '../../shared/app/x402/siwx';
-import { extendPlan, x402Subscribe } from '../../shared/app/x402/subscribe';
+import { extendPlan, issuePlanKey, x402Subscribe } from '../../shared/app/x402/subscribe';
 import { memoryDeps } from '../../shared/composition';
 import { newMerchant } from '../../shared/domain/merchant';
 import { SUBSCRIPTION_TERM_MS } from '../../shared/domain/x402-requests';
+import { paymentProofClaimId, type PaymentPayload } from '../../shared/domain/x402';
 
 /** The subscription rules that need no chain: plan terms per payment, and the starter plan's one key. */
 const NOW = 1_800_000_000_000;
@@ -46,6 +54,22 @@ describe('paid plan terms', () => {
   });
 });
 
+describe('the key a payment buys', () => {
+  it('is issued once: a run of the same proof let through again gets the key’s id and no key', async () => {
+    const deps = depsAt();
+    const who = wallet();
+    const first = await issuePlanKey(deps, who, 'proof-key-1');
+    if (!('apiKey' in first)) throw new Error('the first run issues the key');
+    expect(first.apiKey).toBeTruthy();
+    const again = await issuePlanKey(deps, who, 'proof-key-1');
+    expect(again).toEqual({ subscriptionId: first.key.id });
+    expect(JSON.stringify(again)).not.toContain(first.apiKey);
+    expect(await deps.subscriptions.list({ wallet: who })).toHaveLength(1);
+    // Another payment buys another key.
+    expect('apiKey' in (await issuePlanKey(deps, who, 'proof-key-2'))).toBe(true);
+  });
+});
+
 describe('the starter plan', () => {
   const signIn = async (deps: AppDeps, key: string) => {
     const resource = `${deps.settings.baseUrl}/api/x402/subscribe`;
@@ -66,5 +90,94 @@ describe('the starter plan', () => {
     const first = await x402Subscribe(deps, await signIn(deps, key), { planKey: 'starter' });
     expect(first).toMatchObject({ status: 200, body: { plan: 'starter', priceUsd: 0 } });
     await expect(x402Subscribe(deps, await signIn(deps, key), { planKey: 'starter' })).rejects.toMatchObject({ code: 'conflict' });
+  });
+});
+
+describe('a paid subscription given again', () => {
+  const chain = inject('chain');
+  let provider: JsonRpcProvider;
+  let usdc: Contract;
+  let relayerKey: string;
+
+  const fundedAccount = async () => {
+    const account = Wallet.createRandom();
+    await provider.send('anvil_setBalance', [account.address, toQuantity(10n ** 20n)]);
+    return account;
+  };
+
+  beforeAll(async () => {
+    provider = createProvider(chain.rpcUrl, chain.chainId);
+    usdc = new Contract(chain.usdc, testUsdcArtifact.abi, new NonceManager((await fundedAccount()).connect(provider)));
+    relayerKey = (await fundedAccount()).privateKey;
+  });
+  afterAll(() => provider.destroy());
+
+  const paidDeps = (): AppDeps => {
+    const base = memoryDeps();
+    return memoryDeps({
+      settler: inProcessSettler({ rpcUrl: chain.rpcUrl, chainId: chain.chainId, relayerPrivateKey: relayerKey }),
+      x402: x402Protocol({ rpcUrl: chain.rpcUrl, chainId: chain.chainId }),
+      settings: {
+        ...base.settings,
+        baseUrl: 'http://localhost:7071',
+        siweDomain: 'localhost:7071',
+        chainId: chain.chainId,
+        platformWallet: wallet(),
+        tokens: [{ symbol: 'USDC', address: chain.usdc.toLowerCase(), decimals: 6 }],
+      },
+    });
+  };
+
+  /** The pro plan paid by a new payer: the proof's header, made by the protocol's own client for the route's challenge. */
+  const payForPro = async (deps: AppDeps) => {
+    const payer = Wallet.createRandom();
+    await (await usdc.getFunction('mint').send(payer.address, 400_000_000n)).wait();
+    const challenge = await x402Subscribe(deps, new Headers(), { planKey: 'pro' });
+    expect(challenge.status).toBe(402);
+    const client = new x402Client();
+    registerExactEvmScheme(client, { signer: privateKeyToAccount(payer.privateKey as `0x${string}`) });
+    client.setSpendControls(false);
+    const payload = (await client.createPaymentPayload(decodePaymentRequiredHeader(challenge.headers['PAYMENT-REQUIRED']!))) as unknown as PaymentPayload;
+    const authorization = (payload.payload as { authorization: { from: string; nonce: string } }).authorization;
+    const proofKey = paymentProofClaimId(chain.chainId, chain.usdc.toLowerCase(), authorization.from, authorization.nonce);
+    return { headers: new Headers({ 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload as never) }), proofKey };
+  };
+
+  it('answers the subscription without its key: the key is shown once, and the stored answer never held it', async () => {
+    const deps = paidDeps();
+    const { headers, proofKey } = await payForPro(deps);
+    const first = await x402Subscribe(deps, headers, { planKey: 'pro' });
+    expect(first.status).toBe(200);
+    const paid = first.body as { apiKey: string; subscriptionId: string; expiresAt: number };
+    expect(paid.apiKey).toMatch(/^sk_/);
+
+    // Anyone holding the header (the payer again, or a facilitator that saw it) gets the subscription, not the key.
+    const again = await x402Subscribe(deps, headers, { planKey: 'pro' });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ ok: true, plan: 'pro', priceUsd: 399, subscriptionId: paid.subscriptionId, expiresAt: paid.expiresAt, message: expect.stringMatching(/shown once/) });
+    expect(JSON.stringify(again)).not.toContain(paid.apiKey);
+
+    const record = await deps.claims.get(proofKey, proofKey);
+    expect(record?.value).toMatchObject({ state: 'settled', answer: { status: 200, body: { subscriptionId: paid.subscriptionId } } });
+    const stored = JSON.stringify(record!.value);
+    expect(stored).not.toContain(paid.apiKey);
+    expect(stored).not.toContain('apiKey');
+
+    // A record kept before answers were checked (the key in its answer) gives the key out no more either.
+    const answer = (record!.value as unknown as { answer: { body: object } }).answer;
+    await deps.claims.replace(proofKey, { ...record!.value, answer: { ...answer, body: { ...answer.body, apiKey: paid.apiKey } } } as never, record!.etag);
+    const legacy = await x402Subscribe(deps, headers, { planKey: 'pro' });
+    expect(legacy).toMatchObject({ status: 200, body: { subscriptionId: paid.subscriptionId } });
+    expect(JSON.stringify(legacy)).not.toContain(paid.apiKey);
+  }, 60_000);
+
+  it('will not keep an answer that holds a secret, wherever it sits in the body', async () => {
+    const deps = paidDeps();
+    const proofKey = 'x402-proof:test';
+    await deps.claims.create(proofKey, { id: proofKey, owner: 'http://localhost:7071/api/x402/subscribe', createdAt: NOW });
+    for (const body of [{ ok: true, apiKey: 'sk_secret' }, { ok: true, nested: [{ webhookSecret: 'whsec_secret' }] }]) {
+      await expect(rememberAnswer(deps, proofKey, { status: 200, body, headers: {} })).rejects.toThrow(/secret/);
+    }
+    expect(JSON.stringify((await deps.claims.get(proofKey, proofKey))!.value)).not.toContain('secret"');
   });
 });

@@ -119,7 +119,11 @@ describe('a new merchant sets up and sells in the console', () => {
       await page.getByRole('button', { name: 'Deploy from my wallet' }).click();
       await page.locator('#split-address').waitFor({ timeout: 45_000 });
       // Where the shop's webhooks go: the test's receiver (the Settings page's own test covers the form).
-      expect((await fromPage(page, 'POST', '/api/shop/config', { webhookUrl: receiver.url })).status).toBe(200);
+      // The first URL makes the shop's signing secret, which signs the receipts the terminal makes.
+      const configured = await fromPage(page, 'POST', '/api/shop/config', { webhookUrl: receiver.url });
+      expect(configured.status).toBe(200);
+      const webhookSecret = configured.json.webhookSecret as string;
+      expect(webhookSecret).toMatch(/^whsec_/);
       await visit(page, '/console/api-keys', 'API keys');
 
       // A key made in the console, by keyboard: tick the scopes, submit; it is shown once.
@@ -173,6 +177,10 @@ describe('a new merchant sets up and sells in the console', () => {
       expect(await page.locator('#sale-paid-text').textContent()).toMatch(/^Paid \$\d+\.\d\d$/);
       expect(await activeId(page)).toBe('sale-paid');
       await shot(page, 'ops-flow-5-terminal-paid', 'phone');
+      // Its webhook is signed by the shop's secret, not by the key made above.
+      const saleEvent = await waitFor('the sale’s webhook', async () => receiver.received.find((request) => JSON.parse(request.body).receiptId === saleId));
+      expect(verifyWebhook({ body: saleEvent.body, headers: saleEvent.headers, secret: webhookSecret }).ok).toBe(true);
+      expect(verifyWebhook({ body: saleEvent.body, headers: saleEvent.headers, secret: apiKey }).ok).toBe(false);
 
       // Receipts: both, with live statuses; the sale's page has its lines, history and deliveries.
       await visit(page, '/console/receipts', 'Receipts');
@@ -233,15 +241,20 @@ describe('a new merchant sets up and sells in the console', () => {
       expect(await page.locator('#revoked-signer').count()).toBe(0);
       expect(await page.locator('#deliveries').textContent()).toContain(`${secondKey.slice(0, 8)}…`);
 
-      // A test webhook, signed by the key chosen, and the receiver's answer shown.
+      // A test webhook, signed by the shop's signing secret (the default), then by the key chosen, and the receiver's answer shown.
       await visit(page, '/console/webhooks', 'Webhooks');
       expect(await page.getByLabel('Receiver URL').inputValue()).toBe(receiver.url);
       const before = receiver.received.length;
       await page.getByRole('button', { name: 'Send test event' }).click();
       await page.locator('#webhook-outcome').waitFor({ state: 'visible' });
       expect(await page.locator('#webhook-outcome-notice').textContent()).toBe('Delivered: your receiver answered 2xx.');
-      const sent = (await receiver.waitFor(before + 1)).at(-1)!;
-      expect(JSON.parse(sent.body)).toMatchObject({ receiptId: 'R-TEST-EVENT', merchantWallet: merchant.account });
+      const bySecret = (await receiver.waitFor(before + 1)).at(-1)!;
+      expect(JSON.parse(bySecret.body)).toMatchObject({ receiptId: 'R-TEST-EVENT', merchantWallet: merchant.account });
+      expect(verifyWebhook({ body: bySecret.body, headers: bySecret.headers, secret: webhookSecret }).ok).toBe(true);
+      await page.getByLabel('Sign with').selectOption({ label: (await page.locator('#f-keyId option', { hasText: secondKey.slice(0, 8) }).textContent())! });
+      await page.getByRole('button', { name: 'Send test event' }).click();
+      const sent = (await receiver.waitFor(before + 2)).at(-1)!;
+      await page.locator('#outcome-key', { hasText: secondKey.slice(0, 8) }).waitFor();
       expect(verifyWebhook({ body: sent.body, headers: sent.headers, secret: secondKey }).ok).toBe(true);
       await shot(page, 'ops-flow-11-webhook-sent', 'phone');
 

@@ -220,6 +220,28 @@ describe('the merchant console in a browser', () => {
       expect(await page.locator('#brand-preview').evaluate((element) => element.ownerDocument.defaultView!.getComputedStyle(element).getPropertyValue('--brand').trim())).toBe('#7c2d12');
       await page.getByRole('button', { name: 'Save branding' }).click();
       await page.locator('#flash', { hasText: 'Saved the branding.' }).waitFor();
+      // The first webhook URL makes the shop's signing secret: shown once, then named by its prefix only.
+      await page.getByLabel('Default webhook URL').fill('http://localhost:9/hooks');
+      await page.getByRole('button', { name: 'Save webhook' }).click();
+      await page.locator('#secret-reveal').waitFor({ state: 'visible' });
+      const secret = await page.locator('#secret-value').inputValue();
+      expect(secret).toMatch(/^whsec_[a-z2-7]{52}$/);
+      expect(await page.evaluate('document.activeElement.id')).toBe('secret-value');
+      await shot(page, 'settings-secret-made', 'phone');
+      await page.getByRole('button', { name: 'I have saved it' }).click();
+      await page.locator('#flash', { hasText: 'Signing secret saved.' }).waitFor();
+      expect(await page.locator('#signing-secret-facts').innerText()).toContain(`${secret.slice(0, 10)}…`);
+      expect(await page.content()).not.toContain(secret);
+      // A rotation asks first, shows the new secret once, and lists the old one while it still signs.
+      await page.getByRole('button', { name: 'Rotate the secret' }).click();
+      await page.locator('#rotate-dialog').getByRole('button', { name: 'Rotate' }).click();
+      await page.locator('#secret-reveal').waitFor({ state: 'visible' });
+      const rotated = await page.locator('#secret-value').inputValue();
+      expect(rotated).not.toBe(secret);
+      await shot(page, 'settings-secret-rotated', 'phone');
+      await page.getByRole('button', { name: 'I have saved it' }).click();
+      await page.locator('#flash', { hasText: 'Signing secret saved.' }).waitFor();
+      expect(await page.locator('#signing-secret-facts').innerText()).toMatch(new RegExp(`${rotated.slice(0, 10)}…[\\s\\S]*Previous secret\\s+${secret.slice(0, 10)}… still signs beside it until`));
       await shot(page, 'settings', 'phone');
 
       // The overview: set up, with the split's holdings.

@@ -1,8 +1,10 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ContractFactory, Wallet, getCreateAddress } from 'ethers';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ANVIL_ACCOUNTS, ANVIL_CHAIN_ID, startAnvil, type RunningAnvil } from '../../scripts/local/anvil';
+import { splitFactoryArtifact, testUsdcArtifact, testUsdtArtifact } from '../../shared/adapters/evm/artifacts';
 import { EvmChain } from '../../shared/adapters/evm/chain';
 import { deployLocalContracts } from '../../scripts/local/deploy-contracts';
 import { createProvider } from '../../shared/adapters/evm/provider';
@@ -48,7 +50,8 @@ describe('startAnvil with a state file', () => {
     for (const address of Object.values(contracts)) expect(await provider.getCode(address)).not.toBe('0x');
     // deployLocalContracts finds the contracts again and sends nothing.
     expect(await deployLocalContracts(second.rpcUrl, relayer.privateKey)).toEqual(contracts);
-    expect(await provider.getTransactionCount(relayer.address)).toBe(4);
+    // The three relayer contracts, the deposit factory (through the CREATE2 deployer) and the split above.
+    expect(await provider.getTransactionCount(relayer.address)).toBe(5);
     const after = chainOn(second);
     expect(await after.readSplit(split.address)).toEqual(payees);
     expect(await after.deploySplit(payees)).toEqual({ ...split, created: false });
@@ -56,6 +59,23 @@ describe('startAnvil with a state file', () => {
     provider.destroy();
     // Two chain starts, every local contract and the buyers' funding: slow on a busy two-core machine.
   }, 120_000);
+
+  it('adds the deposit factory to a chain saved before it existed, keeping every other address', async () => {
+    const anvil = await startAnvil();
+    running.push(anvil);
+    const provider = createProvider(anvil.rpcUrl, anvil.chainId);
+    const deployer = new Wallet(relayer.privateKey, provider);
+    // What an earlier deployment left: the relayer's first three contracts, then its later transactions.
+    for (const artifact of [testUsdcArtifact, testUsdtArtifact, splitFactoryArtifact]) {
+      await (await new ContractFactory(artifact.abi, artifact.bytecode, deployer).deploy()).waitForDeployment();
+    }
+    await (await deployer.sendTransaction({ to: ANVIL_ACCOUNTS[1].address, value: 1n })).wait();
+    const contracts = await deployLocalContracts(anvil.rpcUrl, relayer.privateKey);
+    expect([contracts.usdc, contracts.usdt, contracts.splitFactory]).toEqual([0, 1, 2].map((nonce) => getCreateAddress({ from: relayer.address, nonce }).toLowerCase()));
+    expect(await provider.getCode(contracts.depositFactory)).not.toBe('0x');
+    expect(await deployLocalContracts(anvil.rpcUrl, relayer.privateKey)).toEqual(contracts);
+    provider.destroy();
+  }, 60_000);
 
   it('stops the process on close', async () => {
     const anvil = await startAnvil();

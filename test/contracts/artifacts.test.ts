@@ -16,7 +16,19 @@ describe('contract artifacts', () => {
   it('are exactly what a fresh compile of contracts/ produces (run npm run contracts:build after editing a contract)', async () => {
     await promisify(execFile)(process.execPath, ['scripts/contracts-build.mjs', '--out', fresh], { cwd: root });
     expect(jsonFiles(committed)).toEqual(jsonFiles(fresh));
-    expect(jsonFiles(committed)).toEqual(['MockAggregatorV3.json', 'OwnedWallet.json', 'RejectingPayee.json', 'Split.json', 'SplitFactory.json', 'TestFreezableToken.json', 'TestUSDC.json', 'TestUSDT.json']);
+    expect(jsonFiles(committed)).toEqual([
+      'DepositFactory.json',
+      'DepositForwarder.json',
+      'MockAggregatorV3.json',
+      'OwnedWallet.json',
+      'ReentrantToken.json',
+      'RejectingPayee.json',
+      'Split.json',
+      'SplitFactory.json',
+      'TestFreezableToken.json',
+      'TestUSDC.json',
+      'TestUSDT.json',
+    ]);
     for (const file of jsonFiles(fresh)) {
       const [ours, theirs] = [committed, fresh].map((dir) => readFileSync(join(dir, file), 'utf8'));
       const parsed = JSON.parse(ours ?? '') as { abi: unknown; bytecode: string };

@@ -1,11 +1,12 @@
-import { Contract, NonceManager, Wallet, ZeroAddress, isError, parseEther, type JsonRpcProvider } from 'ethers';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Contract, ContractFactory, NonceManager, Wallet, ZeroAddress, isError, parseEther, type JsonRpcProvider } from 'ethers';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { ANVIL_BUYERS, ANVIL_FEED_OWNER, ANVIL_ONRAMP_SANDBOX, ANVIL_RELAYER, startAnvil } from '../../scripts/local/anvil';
 import { BUYER_TOKENS, INITIAL_ETH_USD, deployLocalContracts } from '../../scripts/local/deploy-contracts';
 import { setEthUsdPrice, setFeedUpdatedAt } from '../../scripts/local/feed';
-import { testUsdcArtifact, testUsdtArtifact } from '../../shared/adapters/evm/artifacts';
+import { mockAggregatorArtifact, testUsdcArtifact, testUsdtArtifact } from '../../shared/adapters/evm/artifacts';
 import { EvmChain } from '../../shared/adapters/evm/chain';
 import { createProvider } from '../../shared/adapters/evm/provider';
+import { isStale } from '../../shared/domain/payment';
 import type { SplitPayee } from '../../shared/ports/chain';
 import { chainForTests } from '../support/chain';
 import { testAccounts } from '../support/chain-merchant';
@@ -17,6 +18,7 @@ let relayer: Wallet;
 let buyerAddress: string;
 
 let provider: JsonRpcProvider;
+let accounts: Awaited<ReturnType<typeof testAccounts>>;
 let chain: EvmChain;
 let buyer: NonceManager;
 let usdc: Contract;
@@ -24,7 +26,7 @@ let usdt: Contract;
 
 beforeAll(async () => {
   provider = createProvider(local.rpcUrl, local.chainId);
-  const accounts = await testAccounts(provider);
+  accounts = await testAccounts(provider);
   relayer = await accounts.newWallet();
   chain = chainForTests(relayer.privateKey);
   const buyerWallet = await accounts.newWallet();
@@ -55,21 +57,70 @@ const mined = async (sent: Promise<{ wait(): Promise<{ hash: string; blockNumber
 const payToken = (token: Contract, to: string, amount: bigint) => mined(token.getFunction('transfer').send(to, amount));
 const payEth = (to: string, value: bigint) => mined(buyer.sendTransaction({ to, value }));
 
+/** The local feed's aggregator bounds (MockAggregatorV3's minAnswer and maxAnswer). */
+const MOCK_BOUNDS = { min: 1n, max: 100_000_000_000_000n };
+
 describe('the ETH/USD feed', () => {
-  it('answers what setEthUsdPrice set, with the feed decimals and its update time in ms; a stale time as set', async () => {
+  it('answers what setEthUsdPrice set, with the feed decimals, its update time in ms and its bounds; a stale time as set', async () => {
     const hash = await setEthUsdPrice(local.rpcUrl, local.ethUsdFeed, '3120.55');
     const block = await provider.getBlock((await provider.getTransactionReceipt(hash))!.blockNumber);
-    expect(await chain.ethUsdPrice()).toEqual({ answer: 312_055_000_000n, decimals: 8, updatedAt: block!.timestamp * 1000 });
+    expect(await chain.ethUsdPrice()).toEqual({ answer: 312_055_000_000n, decimals: 8, updatedAt: block!.timestamp * 1000, bounds: MOCK_BOUNDS });
 
     const hourAgo = block!.timestamp - 3_600;
     await setFeedUpdatedAt(local.rpcUrl, local.ethUsdFeed, hourAgo);
-    expect(await chain.ethUsdPrice()).toEqual({ answer: 312_055_000_000n, decimals: 8, updatedAt: hourAgo * 1000 });
+    expect(await chain.ethUsdPrice()).toEqual({ answer: 312_055_000_000n, decimals: 8, updatedAt: hourAgo * 1000, bounds: MOCK_BOUNDS });
 
     // A new answer is fresh again (and leaves the run's feed usable for other files).
     await setEthUsdPrice(local.rpcUrl, local.ethUsdFeed, 3000);
     const fresh = await chain.ethUsdPrice();
     expect(fresh.answer).toBe(INITIAL_ETH_USD);
     expect(fresh.updatedAt).toBeGreaterThan(hourAgo * 1000);
+  });
+
+  describe('bounds', () => {
+    // A feed of this test's own: its answers go to the bounds, which no other file may see.
+    let feed: Contract;
+    let feedChain: EvmChain;
+    const set = async (method: string, ...args: unknown[]) => (await feed.getFunction(method).send(...args)).wait();
+    const refused = async () => {
+      const price = await feedChain.ethUsdPrice();
+      return isStale(price, price.updatedAt, 3_600_000);
+    };
+    beforeAll(async () => {
+      feed = (await new ContractFactory(mockAggregatorArtifact.abi, mockAggregatorArtifact.bytecode, await accounts.newWallet()).deploy(3000n * 10n ** 8n)) as Contract;
+      await feed.waitForDeployment();
+      feedChain = new EvmChain({ rpcUrl: local.rpcUrl, chainId: local.chainId, relayerPrivateKey: relayer.privateKey, splitFactory: local.splitFactory, tokens: [], ethUsdFeed: await feed.getAddress(), provider });
+    });
+
+    it('names the aggregator’s minAnswer and maxAnswer; an answer at either is no price', async () => {
+      expect(await feedChain.ethUsdPrice()).toMatchObject({ answer: 300_000_000_000n, bounds: MOCK_BOUNDS });
+      expect(await refused()).toBe(false);
+      await set('setAnswer', MOCK_BOUNDS.min);
+      expect(await feedChain.ethUsdPrice()).toMatchObject({ answer: MOCK_BOUNDS.min, bounds: MOCK_BOUNDS });
+      expect(await refused()).toBe(true);
+      await set('setAnswer', MOCK_BOUNDS.max);
+      expect(await refused()).toBe(true);
+      await set('setAnswer', MOCK_BOUNDS.max - 1n);
+      expect(await refused()).toBe(false);
+    });
+
+    it('names none when the aggregator has no bounds (or is no contract): the answer is judged by its age alone', async () => {
+      await set('setAnswer', MOCK_BOUNDS.max);
+      try {
+        for (const aggregator of [local.usdc, ZeroAddress]) {
+          await set('setAggregator', aggregator);
+          const price = await feedChain.ethUsdPrice();
+          expect(price.answer).toBe(MOCK_BOUNDS.max);
+          expect(price).not.toHaveProperty('bounds');
+          expect(await refused()).toBe(false);
+        }
+      } finally {
+        // Bounds follow the aggregator the feed names now, not the one read first.
+        await set('setAggregator', await feed.getAddress());
+      }
+      expect(await feedChain.ethUsdPrice()).toMatchObject({ bounds: MOCK_BOUNDS });
+      expect(await refused()).toBe(true);
+    });
   });
 
   it('is refused clearly when no feed is configured', async () => {
@@ -155,7 +206,7 @@ describe('paymentsInto', () => {
 });
 
 describe('distribute', () => {
-  it('has the relayer pay the split’s USDC out to its payees; transfersBetween finds each share', async () => {
+  it('has the relayer pay the split’s USDC out to its payees; transfersAmong finds each share, in one log query', async () => {
     const payees = freshPayees();
     const split = await newSplit(payees);
     await payToken(usdc, split, 1_000_001n);
@@ -164,10 +215,29 @@ describe('distribute', () => {
 
     const balanceOf = (holder: string) => usdc.getFunction('balanceOf').staticCall(holder) as Promise<bigint>;
     expect(await Promise.all([...payees.map((payee) => balanceOf(payee.address)), balanceOf(split)])).toEqual([900_001n, 70_000n, 30_000n, 0n]);
-    expect(await chain.transfersBetween(split, payees[1]!.address, { fromBlock: blockNumber, toBlock: blockNumber })).toEqual([
-      { token: local.usdc, from: split, to: payees[1]!.address, amount: '70000', txHash, blockNumber, logIndex: expect.any(Number) },
-    ]);
-    expect(await chain.transfersBetween(payees[1]!.address, split, { fromBlock: blockNumber, toBlock: blockNumber })).toEqual([]);
+    const range = { fromBlock: blockNumber, toBlock: blockNumber };
+    const getLogs = vi.spyOn(chain.provider, 'getLogs');
+    try {
+      expect(await chain.transfersAmong([split], [payees[1]!.address], range)).toEqual([
+        { token: local.usdc, from: split, to: payees[1]!.address, amount: '70000', txHash, blockNumber, logIndex: expect.any(Number) },
+      ]);
+      expect(getLogs).toHaveBeenCalledTimes(1);
+      // Any named sender to any named recipient, oldest first: the caller pairs them.
+      const all = await chain.transfersAmong([split, Wallet.createRandom().address], [...payees.map((payee) => payee.address), buyerAddress], range);
+      expect(all.map((move) => [move.to, move.amount])).toEqual([
+        [payees[0]!.address, '900001'],
+        [payees[1]!.address, '70000'],
+        [payees[2]!.address, '30000'],
+      ]);
+      expect(getLogs).toHaveBeenCalledTimes(2);
+      expect(await chain.transfersAmong([payees[1]!.address], [split], range)).toEqual([]);
+      // Nobody named: nothing is asked.
+      expect(await chain.transfersAmong([], [split], range)).toEqual([]);
+      expect(await chain.transfersAmong([split], [], range)).toEqual([]);
+      expect(getLogs).toHaveBeenCalledTimes(3);
+    } finally {
+      getLogs.mockRestore();
+    }
   });
 });
 

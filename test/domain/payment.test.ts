@@ -262,6 +262,31 @@ describe('feed staleness', () => {
     expect(isStale(at(now, 0n), now, heartbeat)).toBe(true);
     expect(isStale(at(now, -1n), now, heartbeat)).toBe(true);
   });
+
+  describe('the aggregator’s bounds', () => {
+    // Chainlink's ETH/USD style: 8 decimals, answers held to 10 USD … 100,000 USD.
+    const bounds = { min: 1_000_000_000n, max: 10_000_000_000_000n };
+    const bounded = (answer: bigint, updatedAt = now): FeedPrice => ({ ...at(updatedAt, answer), bounds });
+
+    it('refuses an answer at or beyond either bound, however fresh', () => {
+      for (const answer of [bounds.min, bounds.min - 1n, bounds.max, bounds.max + 1n, 1n]) {
+        expect(isStale(bounded(answer), now, heartbeat), String(answer)).toBe(true);
+      }
+    });
+
+    it('accepts an answer strictly inside them, while it is fresh', () => {
+      for (const answer of [bounds.min + 1n, ETH_3000.answer, bounds.max - 1n]) {
+        expect(isStale(bounded(answer), now, heartbeat), String(answer)).toBe(false);
+      }
+      expect(isStale(bounded(ETH_3000.answer, now - heartbeat - 1), now, heartbeat)).toBe(true);
+    });
+
+    it('judges a feed that names no bounds by its age and sign alone', () => {
+      expect(isStale(at(now, 1n), now, heartbeat)).toBe(false);
+      expect(isStale(at(now, 10n ** 30n), now, heartbeat)).toBe(false);
+      expect(isStale(at(now, 0n), now, heartbeat)).toBe(true);
+    });
+  });
 });
 
 describe('transaction hashes', () => {
@@ -498,28 +523,76 @@ describe('judgePayment', () => {
     });
 
     it('rounds the late ETH floor up, in the merchant’s favour', () => {
-      // At 2,999.99 USD the current amount is not a multiple of 10,000 wei: the floor is rounded up.
-      const odd = price('2999.99');
+      // At 2,599.99 USD the current amount is not a multiple of 10,000 wei: the floor is rounded up
+      // (and, ETH being cheaper than at the quote, above the quoted amount, so the floor decides).
+      const odd = price('2599.99');
       const required = baseAmount(eth, CENTS, odd);
       const exact = required * 9_900n;
       expect(exact % 10_000n).not.toBe(0n);
       const floor = exact / 10_000n + 1n;
+      expect(floor > ETH_QUOTED).toBe(true);
       expect(judge({ tx: ethTx(floor, { blockTimestamp: late }), receipt: ethReceipt, priceNow: odd })).toMatchObject({ kind: 'paid' });
       expect(judge({ tx: ethTx(floor - 1n, { blockTimestamp: late }), receipt: ethReceipt, priceNow: odd })).toMatchObject({ kind: 'slippage' });
     });
 
-    it('pays a late ETH payment when the price has not moved', () => {
-      const required = baseAmount(eth, CENTS, ETH_3000);
+    it('pays a late ETH payment of the quoted amount when the price has not moved, nothing overpaid', () => {
       expect(judge({ tx: ethTx(ETH_QUOTED, { blockTimestamp: late }), receipt: ethReceipt, priceNow: ETH_3000 })).toEqual({
         kind: 'paid',
         quote: ethQuote,
         received: ETH_QUOTED,
-        expected: required,
-        // Measured against what the current price asks (here the quote's tag).
-        overpaid: ETH_QUOTED - required,
+        // The quote asks more than the current price does (its tag): the quote is what was owed.
+        expected: ETH_QUOTED,
+        overpaid: 0n,
         payer: BUYER,
         late: true,
         own: ETH_QUOTED,
+      });
+    });
+
+    it('gives no standing discount after the lock: at an unchanged price, a wei under the quote is slippage', () => {
+      const current = baseAmount(eth, CENTS, ETH_3000);
+      const floor = (current * 9_900n + 9_999n) / 10_000n;
+      for (const paid of [ETH_QUOTED - 1n, current, floor]) {
+        expect(judge({ tx: ethTx(paid, { blockTimestamp: late }), receipt: ethReceipt, priceNow: ETH_3000 })).toEqual({
+          kind: 'slippage',
+          quote: ethQuote,
+          received: paid,
+          expected: ETH_QUOTED,
+          payer: BUYER,
+          own: paid,
+        });
+      }
+    });
+
+    /**
+     * After the lock a late ETH payment must reach the larger of the quoted amount and the floor (the
+     * amount at the current price less the tolerance); what it owes in full is the larger of the
+     * quote and the current amount, and only what lies above that is overpaid.
+     */
+    describe.each<[label: string, usd: string]>([
+      ['unchanged', '3000'],
+      ['3 % dearer', '3090'],
+      ['0.5 % cheaper (the floor stays under the quote)', '2985'],
+      ['cheaper, exactly 0.02 ETH (the floor passes the quote)', '2601'],
+      ['much cheaper', '1500'],
+    ])('at a price %s', (_label, usd) => {
+      const now = price(usd);
+      const current = baseAmount(eth, CENTS, now);
+      const floor = (current * 9_900n + 9_999n) / 10_000n;
+      const least = floor > ETH_QUOTED ? floor : ETH_QUOTED;
+      const full = current > ETH_QUOTED ? current : ETH_QUOTED;
+      const at = (paid: bigint) => judge({ tx: ethTx(paid, { blockTimestamp: late }), receipt: ethReceipt, priceNow: now });
+
+      it('pays from the least amount up, overpaid only past the full amount', () => {
+        expect(at(least)).toMatchObject({ kind: 'paid', expected: full, overpaid: 0n, late: true });
+        expect(at(full)).toMatchObject({ kind: 'paid', expected: full, overpaid: 0n });
+        expect(at(full + 5n)).toMatchObject({ kind: 'paid', expected: full, overpaid: 5n });
+      });
+
+      it('calls a wei under the least amount slippage, and never asks less than the quote', () => {
+        expect(least >= ETH_QUOTED).toBe(true);
+        expect(at(least - 1n)).toMatchObject({ kind: 'slippage', received: least - 1n, expected: full });
+        expect(at(ETH_QUOTED - 1n)).toMatchObject({ kind: 'slippage' });
       });
     });
 
@@ -553,12 +626,13 @@ describe('judgePayment', () => {
       expect(judge({ rules, tx: ethTx(required - 1n, { blockTimestamp: late }), receipt: ethReceipt, priceNow: ETH_2601 })).toMatchObject({ kind: 'slippage' });
     });
 
-    it('accepts a late ETH payment when the price rose enough for less to cover it', () => {
+    it('holds a late ETH payment to the quote when the price rose: dearer ETH lowers the floor, not what was quoted', () => {
       const dearer = price('3500');
-      const required = baseAmount(eth, CENTS, dearer);
-      const paid = (required * 9_900n + 9_999n) / 10_000n;
-      expect(paid < ETH_QUOTED).toBe(true);
-      expect(judge({ tx: ethTx(paid, { blockTimestamp: late }), receipt: ethReceipt, priceNow: dearer })).toMatchObject({ kind: 'paid', expected: required, overpaid: 0n, late: true });
+      const floor = (baseAmount(eth, CENTS, dearer) * 9_900n + 9_999n) / 10_000n;
+      expect(floor < ETH_QUOTED).toBe(true);
+      expect(judge({ tx: ethTx(floor, { blockTimestamp: late }), receipt: ethReceipt, priceNow: dearer })).toMatchObject({ kind: 'slippage', expected: ETH_QUOTED });
+      expect(judge({ tx: ethTx(ETH_QUOTED - 1n, { blockTimestamp: late }), receipt: ethReceipt, priceNow: dearer })).toMatchObject({ kind: 'slippage' });
+      expect(judge({ tx: ethTx(ETH_QUOTED, { blockTimestamp: late }), receipt: ethReceipt, priceNow: dearer })).toMatchObject({ kind: 'paid', expected: ETH_QUOTED, overpaid: 0n, late: true });
     });
 
     it('calls a late ETH payment slippage when there is no current price', () => {

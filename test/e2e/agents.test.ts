@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_ACCOUNTS } from '../../scripts/local/anvil';
 import { testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
 import { createProvider } from '../../shared/adapters/evm/provider';
+import { verifyWebhook } from '../../shared/webhook-verify.mjs';
 import { transferWithAuthorization } from '../support/eip3009';
 import { startReceiver } from '../support/receiver';
 import { call, root, signedInPost, stackEnv, startStack, stopStack, tsx, type StartedStack } from '../support/stack';
@@ -43,10 +44,14 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
 
 describe('agents on the local stack', () => {
   it('npm run agent: lists the directory, buys with @x402/fetch (a paid receipt, USDC in the split, a signed webhook) and subscribes to pro (a working key)', async () => {
-    const receiver = await startReceiver([], { secret: stack.apiKey });
+    const receiver = await startReceiver();
     try {
       const session = await signedInPost(stack.baseUrl, ANVIL_ACCOUNTS[1].privateKey);
-      expect((await session('/api/shop/config', { webhookUrl: receiver.url })).status).toBe(200);
+      const configured = await session('/api/shop/config', { webhookUrl: receiver.url });
+      expect(configured.status).toBe(200);
+      // The shop's first webhook URL makes its signing secret, shown in this answer only: no key created an agent's receipt, so it signs.
+      const webhookSecret = configured.json.webhookSecret as string;
+      expect(webhookSecret).toMatch(/^whsec_/);
       const split = await splitAddress();
       const before = (await usdc().getFunction('balanceOf')(split)) as bigint;
 
@@ -60,7 +65,8 @@ describe('agents on the local stack', () => {
       const after = (await usdc().getFunction('balanceOf')(split)) as bigint;
       expect(after - before).toBe(BigInt(receipt.amountPaid as string));
       const [delivery] = await receiver.waitFor(1);
-      expect(delivery!.verified?.ok).toBe(true);
+      expect(verifyWebhook({ body: delivery!.body, headers: delivery!.headers, secret: webhookSecret }).ok).toBe(true);
+      expect(verifyWebhook({ body: delivery!.body, headers: delivery!.headers, secret: stack.apiKey }).ok).toBe(false);
       expect(JSON.parse(delivery!.body)).toMatchObject({ receiptId, status: 'paid', transactionHash: hash });
 
       expect((await call(stack.baseUrl, '/api/inventory', { key: apiKey })).status).toBe(200);

@@ -35,7 +35,7 @@ const signIn = async (wallet: BaseWallet): Promise<Browser> => {
   const { nonce } = (await host.call('/api/auth/nonce')).json as { nonce: string };
   const login = await fetch(`${host.url}/api/auth/login`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', origin: 'http://localhost:7071' },
     body: JSON.stringify(await signedSignIn(wallet, { nonce })),
   });
   expect(login.status).toBe(200);

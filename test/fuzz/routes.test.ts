@@ -4,7 +4,8 @@
  * Functions path and, for a share of runs, through the local host over HTTP. Every answer must be
  * below 500 (a chain route may answer 503 service_unavailable: memory deps have no chain), carry a
  * correlation id, be JSON, name a known error code and a message when refused, and a refusal must
- * leave the store as it was.
+ * leave the store as it was. Every path parameter and id-like field is also tried with ids the store
+ * cannot hold; the memory stores refuse those as Cosmos does, and no such id may reach a store at all.
  *
  * Bounded for `npm test` (40 runs per route, a fixed seed); `FUZZ_RUNS=<runs per route>` and
  * `FUZZ_SEED=<seed>` run it longer or replay a failure (fast-check prints the seed and the path of
@@ -22,13 +23,15 @@ import { deliverWebhook } from '../../shared/app/webhooks';
 import { updateMerchant } from '../../shared/app/merchants';
 import { memoryDeps, setDeps } from '../../shared/composition';
 import { errorCodes } from '../../shared/domain/errors';
+import { unstorableIdReason } from '../../shared/domain/ids';
 import { failureCodes } from '../../shared/domain/failures';
 import { receiptStatuses } from '../../shared/domain/receipt';
 import { scopes } from '../../shared/domain/subscription';
 import type { MemoryEventQueue } from '../../shared/adapters/memory/deliveries';
+import { sandboxOnramp } from '../../shared/adapters/onramp/sandbox';
 import { httpFunctions } from '../../shared/http/function';
 import { MAX_BODY_BYTES } from '../../shared/http/headers';
-import { allRoutes, routes, type RouteSpec } from '../../shared/http/routes';
+import { allRoutes, matchRoute, routes, type RouteSpec } from '../../shared/http/routes';
 import type { WebhookSender } from '../../shared/ports/webhooks';
 import { queues } from '../../shared/registry';
 import { addMerchant, invoke, startHost, type Merchant, type RunningHost } from '../support/http';
@@ -96,6 +99,25 @@ const oddStrings = fc.constantFrom(
 const hugeStrings = fc
   .tuple(fc.constantFrom(5_000, 70_000, MAX_BODY_BYTES - 200, MAX_BODY_BYTES - 16, MAX_BODY_BYTES + 16), fc.constantFrom('a', 'é', '😀', '\u0000', ' '))
   .map(([bytes, unit]) => sized(bytes, unit));
+/**
+ * Ids the document store cannot hold (`unstorableIdReason`: blank, lone surrogates, `/ \\ # ? %`, dot
+ * segments, control characters, too long) and the percent-encoded forms a URL parser decodes into
+ * them: what every path parameter and every id-like query and body field is tried with.
+ */
+const hostileIds = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(
+      '', ' ', '   ', '\t', '\u00A0', '\u3000', ' a', 'a ', 'a\n', '\uD800\uD800', '\uDC00', 'a\uD800', 'a/b', 'a\\b', 'a#b', 'a?b', '/', '\\', '#', '?',
+      'a%2Fb', '%2F', '%2e%2e', '%', 'a%41', '.', '..', '\u0000', 'a\u0001b', '\u007F', 'a\u0085', 'x'.repeat(256), 'x'.repeat(8_000), '😀'.repeat(4_000),
+    ),
+  },
+  { weight: 1, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 8 }) },
+);
+
+/** A body or query field that names a document (an id, a key, a slug, a session) or carries one (a cursor). */
+const ID_FIELD = /^(id|slug|shop|session|cursor)$|(Id|Slug)$/;
+
 const anyString = fc.oneof(
   { weight: 3, arbitrary: fc.string({ maxLength: 40 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }) },
@@ -151,7 +173,12 @@ const shaped = (schema: JsonSchema, noise: number, depth: number): fc.Arbitrary<
   if (schema.const !== undefined) return fc.constant(schema.const);
   switch (schema.type) {
     case 'object': {
-      const model = Object.fromEntries(Object.entries(schema.properties ?? {}).map(([key, property]) => [key, fromSchema(property, noise, depth + 1)]));
+      const model = Object.fromEntries(
+        Object.entries(schema.properties ?? {}).map(([key, property]) => {
+          const value = fromSchema(property, noise, depth + 1);
+          return [key, !strict && ID_FIELD.test(key) ? fc.oneof({ weight: 2, arbitrary: value }, { weight: 1, arbitrary: hostileIds }) : value];
+        }),
+      );
       const required = ((schema as { required?: string[] }).required ?? []).filter((key) => key in model);
       // Near-valid objects leave most optional fields out, so that one wrong value is the only fault.
       const absent = Symbol('absent');
@@ -356,7 +383,10 @@ const encode = (text: string, how: (typeof encodings)[number]) => {
 const queryOf = (route: RouteSpec): fc.Arbitrary<string> => {
   const properties = route.query ? (jsonSchemaOf(route.query).properties ?? {}) : {};
   const keys = Object.keys(properties);
-  const declared = keys.length > 0 ? fc.constantFrom(...keys).chain((key) => fc.tuple(fc.constant(key), fc.oneof(stringOf(properties[key]), queryValues))) : undefined;
+  const declared =
+    keys.length > 0
+      ? fc.constantFrom(...keys).chain((key) => fc.tuple(fc.constant(key), fc.oneof(stringOf(properties[key]), queryValues, ...(ID_FIELD.test(key) ? [hostileIds] : []))))
+      : undefined;
   const unknown = fc.tuple(fc.oneof(fc.constantFrom('wallet', '__proto__', 'constructor', 'toString', 'hasOwnProperty', '', 'ID', 'Limit', 'limit[]', 'a.b'), fc.string({ maxLength: 8 })), queryValues);
   const pair = declared ? fc.oneof({ weight: 4, arbitrary: declared }, { weight: 1, arbitrary: unknown }) : unknown;
   const tricks = fc.subarray(['%', '%zz', '%00', '%FF', '%C0%AE', '&', '&&', '=', '==', ';', '%26', '%3D', '+', '%2B', '#frag', '?'], { maxLength: 3 });
@@ -378,6 +408,7 @@ const paramValues = fc.oneof(
       'a'.repeat(2_000), 'A'.repeat(64), 'A'.repeat(65), 'R-TEST-EVENT', 'null', 'undefined', '__proto__', 'constructor', 'toString', '$receipt', '$event', '$key',
     ),
   },
+  { weight: 3, arbitrary: hostileIds },
   { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }) },
   { weight: 2, arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/) },
 );
@@ -415,7 +446,46 @@ interface World {
   keys: Record<'all' | 'none' | 'revoked' | 'spare', Merchant>;
   session: SignedInBrowser;
   ids: Record<string, string>;
+  /** Keys the store cannot hold that a request still put to it (the stores answer them, but the id rule should have first). */
+  strayKeys: string[];
 }
+
+/** The keyed operations of the store ports: their string arguments and their documents' ids are keys. */
+const KEYED = new Set(['get', 'create', 'replace', 'upsert', 'delete', 'update', 'touch']);
+
+/**
+ * The stores of `deps`, each watched for keys it cannot hold (`unstorableIdReason`): the stores answer
+ * them as not found or invalid input, so only this tells that a route let such an id past its checks.
+ */
+const watchingKeys = (deps: AppDeps, stray: string[]): AppDeps => {
+  const watch = <T extends object>(store: T): T =>
+    new Proxy(store, {
+      get(target, name) {
+        const member = Reflect.get(target, name, target) as unknown;
+        if (typeof member !== 'function' || !KEYED.has(String(name))) return member;
+        return (...args: unknown[]) => {
+          const keys = args.map((arg) => (arg && typeof arg === 'object' ? (arg as { id?: unknown }).id : arg)).filter((key) => typeof key === 'string');
+          for (const key of keys) {
+            const reason = unstorableIdReason(key);
+            if (reason) stray.push(`${String(name)}(${JSON.stringify(key.slice(0, 40))}${key.length > 40 ? '…' : ''}): ${reason}`);
+          }
+          return (member as (...args: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+  return {
+    ...deps,
+    claims: watch(deps.claims),
+    sessions: watch(deps.sessions),
+    merchants: watch(deps.merchants),
+    receipts: watch(deps.receipts),
+    deliveries: watch(deps.deliveries),
+    platform: watch(deps.platform),
+    chainState: watch(deps.chainState),
+    inventory: watch(deps.inventory),
+    subscriptions: watch(deps.subscriptions),
+  };
+};
 
 /** No network: a webhook attempt fails at once. */
 const offlineSender: WebhookSender = { send: async () => ({ httpStatus: null, error: 'offline (fuzz)', durationMs: 0 }) };
@@ -423,10 +493,18 @@ const offlineSender: WebhookSender = { send: async () => ({ httpStatus: null, er
 const makeWorld = async (): Promise<World> => {
   const base = memoryDeps();
   const wallet = testWallets.merchant.address;
-  const deps = memoryDeps({
-    webhookSender: offlineSender,
-    settings: { ...base.settings, adminWallets: [wallet, wallet.toLowerCase()], keylessRateLimitPerMinute: 1_000_000 },
-  });
+  // The sandbox on-ramp, as `npm start` has it, so its page and form reach the store; it sends nothing.
+  const sandbox = sandboxOnramp({ baseUrl: base.settings.baseUrl, secret: 'fuzz-sandbox-secret', send: async () => {} });
+  const strayKeys: string[] = [];
+  const deps = watchingKeys(
+    memoryDeps({
+      webhookSender: offlineSender,
+      onramp: sandbox.provider,
+      onrampSandbox: sandbox.desk,
+      settings: { ...base.settings, adminWallets: [wallet, wallet.toLowerCase()], keylessRateLimitPerMinute: 1_000_000 },
+    }),
+    strayKeys,
+  );
   setDeps(deps);
   const session = await signInAs(testWallets.merchant);
   const owner = session.answer.json.wallet as string;
@@ -455,11 +533,13 @@ const makeWorld = async (): Promise<World> => {
   const shop = await invoke('shop-config-update', { method: 'POST', path: '/api/shop/config', headers: session.headers({ 'content-type': 'application/json' }), body: { directory: { slug: 'seed-shop', listed: true } } });
   expect([item.status, receipt.status, shop.status]).toEqual([200, 201, 200]);
   const host = await startHost(deps);
+  expect(strayKeys).toEqual([]);
   return {
     deps,
     host,
     keys,
     session,
+    strayKeys,
     ids: { $receipt: 'seed-receipt', $item: (item.json.item as { id: string }).id, $event: message!.eventId, $key: keys.spare.subscriptionId, $sku: 'SEED-1', $slug: 'seed-shop' },
   };
 };
@@ -502,6 +582,8 @@ interface Raw {
   headers: Record<string, string>;
   text: string;
   log: string[];
+  /** A raw or rewritten request target, or an empty or dot-segment parameter, may reach another route than the one fuzzed (`/console/assets/.` is `/console/{page}`). */
+  anyRoute?: boolean;
 }
 
 const pathOf = (route: RouteSpec, params: Record<string, string>, raw: boolean) =>
@@ -557,6 +639,7 @@ const viaHost = async (route: RouteSpec, request: FuzzRequest, world: World): Pr
             headers: Object.fromEntries(Object.entries(response.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)])),
             text: Buffer.concat(chunks).toString('utf8'),
             log: [`request target: ${target.slice(0, 300)}`],
+            anyRoute: request.rawPath || request.pathTrick !== 'none' || matchRoute(allRoutes, route.method, new URL(pathOf(route, params, false), 'http://localhost').pathname)?.route !== route,
           }),
         );
         response.on('error', fail);
@@ -574,7 +657,7 @@ const checkAnswer = (route: RouteSpec, answer: Raw, before: string, after: strin
   const context = `${route.method} ${route.path} answered ${answer.status} ${answer.text.slice(0, 300)}${answer.log.length > 0 ? `\n${answer.log.join('\n')}` : ''}`;
   let json: { error?: unknown; message?: unknown } | undefined;
   const type = String(answer.headers['content-type'] ?? '');
-  if (route.responseKind === 'html' && type.startsWith('text/html')) {
+  if ((route.responseKind === 'html' || answer.anyRoute) && type.startsWith('text/html')) {
     // A page's errors are pages, for people: the generic one shows its code in a <code> element; the
     // portal's own "not found" page says what to do instead (it is still a 404).
     const code = /<code>([a-z_]+)<\/code>/.exec(answer.text)?.[1] ?? (answer.status === 404 ? 'not_found' : undefined);
@@ -602,8 +685,10 @@ const checkAnswer = (route: RouteSpec, answer: Raw, before: string, after: strin
 const fuzz = async (route: RouteSpec, world: World, request: FuzzRequest) => {
   setDeps(world.deps);
   const before = storeSnapshot(world.deps);
+  world.strayKeys.length = 0;
   const answer = request.via === 'host' ? await viaHost(route, request, world) : await viaFunctions(route, request, world);
   checkAnswer(route, answer, before, storeSnapshot(world.deps));
+  expect(world.strayKeys, `${route.method} ${route.path} answered ${answer.status}: an id the store cannot hold got past the route's checks`).toEqual([]);
   if (process.env.FUZZ_STATS) {
     const key = `${route.name} ${answer.status} ${answer.status >= 400 && answer.text.startsWith('{') ? (JSON.parse(answer.text) as { error: string }).error : ''}`;
     stats.set(key, (stats.get(key) ?? 0) + 1);

@@ -265,6 +265,33 @@ describe('settings in the console', () => {
   });
 });
 
+describe('the webhook signing secret in the console', () => {
+  it('offers to make one, then shows it by its prefix only, with the previous one while it still signs beside a new one', async () => {
+    const settings = async () => (await get('/console/settings', merchant.headers())).text;
+    const before = await settings();
+    expect(visibleText(before)).toContain('No signing secret yet');
+    expect(before).toContain('<form id="secret-rotate-form" novalidate data-url="/api/console/webhooks/secret/rotate">');
+    expect(before).toContain('>Make a signing secret</button>');
+
+    const first = (await post('shop-config-update', '/api/shop/config', { webhookUrl: 'https://shop.example/hooks' }, merchant.headers())).json.webhookSecret as string;
+    const made = await settings();
+    expect(made).toContain(`<span class="mono">${first.slice(0, 10)}…</span>, made`);
+    expect(made).toContain('data-confirm="true"');
+    expect(made).toContain('>Rotate the secret</button>');
+    expect(made).toContain('<section id="secret-reveal" class="key-reveal" aria-labelledby="secret-reveal-title" hidden tabindex="-1">');
+    expect(made).not.toContain(first);
+
+    const second = (await post('console-webhook-secret-rotate', '/api/console/webhooks/secret/rotate', undefined, merchant.headers())).json.webhookSecret as string;
+    const rotated = visibleText(await settings());
+    expect(rotated).toContain(`Current secret ${second.slice(0, 10)}… , made`);
+    expect(rotated).toContain(`Previous secret ${first.slice(0, 10)}… still signs beside it until`);
+    // Once the overlap is over, the previous secret is gone from the page.
+    now += 24 * 60 * 60 * 1000 + 1;
+    merchant = await signInAs(testWallets.merchant, now);
+    expect(visibleText(await settings())).not.toContain('Previous secret');
+  });
+});
+
 describe('the split in the console', () => {
   it('says so when the deployment has no chain', async () => {
     expect(visibleText((await get('/console/split', merchant.headers())).text)).toContain('This deployment has no chain configured');

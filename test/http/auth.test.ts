@@ -124,6 +124,45 @@ describe('wallet sign-in (EIP-4361)', () => {
   });
 });
 
+describe('sign-in only from this site, as JSON (login CSRF)', () => {
+  const post = async (headers: Record<string, string>, body?: string) =>
+    invoke('auth-login', { method: 'POST', path: '/api/auth/login', headers, body: body ?? JSON.stringify(await signedSignIn(testWallets.merchant, { nonce: await nonce(), issuedAt: new Date(now) })) });
+  const json = { 'content-type': 'application/json' };
+
+  it('refuses another site’s Origin with 403 forbidden, sets no cookie and leaves the nonce unspent', async () => {
+    const body = JSON.stringify(await signedSignIn(testWallets.merchant, { nonce: await nonce(), issuedAt: new Date(now) }));
+    for (const origin of ['https://evil.example', 'http://localhost:7072', 'https://localhost:7071', 'http://localhost:7071.evil.example']) {
+      const answer = await post({ ...json, origin }, body);
+      expect(answer, origin).toMatchObject({ status: 403, json: { error: 'forbidden' } });
+      expect(answer.cookies).toEqual({});
+    }
+    expect(await post({ ...json, origin: ORIGIN }, body)).toMatchObject({ status: 200, json: { ok: true } });
+  });
+
+  it('refuses Sec-Fetch-Site cross-site or same-site without an Origin (or with Origin null), and a post with neither', async () => {
+    for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { 'sec-fetch-site': 'cross-site', origin: 'null' }, { 'sec-fetch-site': 'none' }, {}] as Record<string, string>[]) {
+      expect(await post({ ...json, ...headers }), JSON.stringify(headers)).toMatchObject({ status: 403, json: { error: 'forbidden' } });
+    }
+  });
+
+  it('refuses a body that is not sent as JSON with 400 invalid_input, even from this site: a cross-site form can send text/plain', async () => {
+    for (const type of ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', '']) {
+      const answer = await post({ origin: ORIGIN, 'content-type': type });
+      expect(answer, type).toMatchObject({ status: 400, json: { error: 'invalid_input', field: 'body' } });
+      expect(answer.cookies).toEqual({});
+    }
+  });
+
+  it('signs in as same-origin JSON: with the site’s Origin, or with Sec-Fetch-Site same-origin and no Origin', async () => {
+    expect(await post({ origin: ORIGIN, 'content-type': 'application/json; charset=utf-8' })).toMatchObject({ status: 200, json: { ok: true } });
+    for (const headers of [{ 'sec-fetch-site': 'same-origin' }, { 'sec-fetch-site': 'same-origin', origin: 'null' }] as Record<string, string>[]) {
+      const answer = await post({ ...json, ...headers });
+      expect(answer, JSON.stringify(headers)).toMatchObject({ status: 200, json: { ok: true } });
+      expect(answer.cookies!.cb_auth_token).toBeDefined();
+    }
+  });
+});
+
 describe('sessions', () => {
   it('answers 401 without a cookie, after 24 hours, and after logout', async () => {
     expect((await me({})).status).toBe(401);

@@ -80,6 +80,12 @@ const payments: PaymentExpectations = {
     paymentSlippageBps: appDefaults.PAYMENT_SLIPPAGE_BPS,
     watchBlockRange: appDefaults.WATCH_BLOCK_RANGE,
     portalCallsPerMinute: appDefaults.PORTAL_RATE_LIMIT_PER_MINUTE,
+    settlementDailyBudget: appDefaults.SETTLEMENT_DAILY_BUDGET,
+    distributionDailyBudget: appDefaults.DISTRIBUTION_DAILY_BUDGET,
+    x402MinOrderUsdc: Number(appDefaults.X402_MIN_ORDER_USDC),
+    distributeMinUsdc: Number(appDefaults.DISTRIBUTE_MIN_USDC),
+    distributeMinUsdt: Number(appDefaults.DISTRIBUTE_MIN_USDT),
+    distributeMinEthWei: Number(appDefaults.DISTRIBUTE_MIN_ETH_WEI),
   },
   validate: (env) => {
     // The rest of a chain's configuration, so that the check looks at these settings only.
@@ -412,6 +418,22 @@ resource gatewayHostKey 'Microsoft.Web/sites/host/functionKeys@2024-04-01' = {
     expect(checkPaymentSettings(unwired, payments)).toEqual(['main.bicep: modules/functionapp.bicep is not given ethUsdFeedAddress']);
     const misnamed = brokenCopy(files, 'modules/functionapp.bicep', "{ name: 'WATCH_BLOCK_RANGE', value: string(watchBlockRange) }", "{ name: 'WATCH_BLOCK_RANGE', value: string(quoteLockSeconds) }");
     expect(checkPaymentSettings(misnamed, payments)).toEqual(['modules/functionapp.bicep: app setting WATCH_BLOCK_RANGE is string(quoteLockSeconds), expected string(watchBlockRange)']);
+  });
+
+  it("the relayer's gas rules not reaching the app, defaulting to other values than the app's, or a minimum order the app refuses", () => {
+    const setting = brokenCopy(files, 'modules/functionapp.bicep', /^\s*\{ name: 'DISTRIBUTE_MIN_USDC'.*\n/m);
+    expect(checkPaymentSettings(setting, payments)).toEqual(['modules/functionapp.bicep: app setting DISTRIBUTE_MIN_USDC is missing']);
+    const unwired = brokenCopy(files, 'main.bicep', /^\s*settlementDailyBudget: settlementDailyBudget\n/m);
+    expect(checkPaymentSettings(unwired, payments)).toEqual(['main.bicep: modules/functionapp.bicep is not given settlementDailyBudget']);
+    const other = brokenCopy(files, 'main.bicep', 'param distributeMinEthWei int = 1250000000000000', 'param distributeMinEthWei int = 1000000000000000');
+    expect(checkPaymentSettings(other, payments)).toEqual(["main.bicep: param distributeMinEthWei defaults to 1000000000000000; the app's default is 1250000000000000"]);
+    const refused = brokenCopy(files, 'main.bicep', 'param x402MinOrderUsdc int = 2000000', 'param x402MinOrderUsdc int = 50000');
+    expect(checkPaymentSettings(refused, payments)).toEqual([
+      "main.bicep: param x402MinOrderUsdc defaults to 50000; the app's default is 2000000",
+      expect.stringMatching(/^main\.bicep \(defaults\): invalid configuration: X402_MIN_ORDER_USDC: must be between 100000/),
+      expect.stringMatching(/^dev\.bicepparam: invalid configuration: X402_MIN_ORDER_USDC/),
+      expect.stringMatching(/^prod\.bicepparam: invalid configuration: X402_MIN_ORDER_USDC/),
+    ]);
   });
 
   it('the x402 facilitator setting missing, not reaching the app, or a value the app refuses', () => {

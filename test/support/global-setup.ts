@@ -14,7 +14,7 @@ declare module 'vitest' {
      * Test files run in parallel: one that sends transactions should do so from an anvil account of
      * its own (ANVIL_ACCOUNTS), since two workers counting nonces for one account collide.
      */
-    chain: { rpcUrl: string; chainId: number; relayerKey: string; usdc: string; usdt: string; splitFactory: string; ethUsdFeed: string };
+    chain: { rpcUrl: string; chainId: number; relayerKey: string; usdc: string; usdt: string; splitFactory: string; ethUsdFeed: string; depositFactory: string };
   }
 }
 

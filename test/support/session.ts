@@ -7,7 +7,9 @@ export const SITE_ORIGIN = 'http://localhost:7071';
 
 export const newNonce = async () => (await invoke('auth-nonce', { path: '/api/auth/nonce' })).json.nonce as string;
 
-export const login = (body: { message: string; signature: string }) => invoke('auth-login', { method: 'POST', path: '/api/auth/login', body });
+/** A sign-in as the console's page posts it: JSON, from the site's own origin. */
+export const login = (body: { message: string; signature: string }) =>
+  invoke('auth-login', { method: 'POST', path: '/api/auth/login', headers: { origin: SITE_ORIGIN, 'content-type': 'application/json' }, body });
 
 export interface SignedInBrowser {
   answer: Answer;

@@ -60,7 +60,7 @@ export const signedInPost = async (baseUrl: string, privateKey: string) => {
   const { nonce } = (await call(baseUrl, '/api/auth/nonce')).json as { nonce: string };
   const login = await fetch(`${baseUrl}/api/auth/login`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', origin: new URL(baseUrl).origin },
     body: JSON.stringify(await signedSignIn(new Wallet(privateKey), { nonce, domain: new URL(baseUrl).host, uri: baseUrl })),
   });
   if (login.status !== 200) throw new Error(`sign-in failed: ${login.status} ${await login.text()}`);

@@ -9,6 +9,7 @@ import type { AppDeps } from '../../shared/app/deps';
 import { updateMerchant } from '../../shared/app/merchants';
 import { changeStatus } from '../../shared/app/receipt-status';
 import { createReceipt } from '../../shared/app/receipts';
+import { rotateWebhookSecret } from '../../shared/app/webhook-secrets';
 import { memoryDeps } from '../../shared/composition';
 import type { Session } from '../../shared/domain/session';
 import { adminPage } from '../../web/admin/page';
@@ -127,20 +128,23 @@ describe('the terminal page', () => {
     expect(html).toMatch(/<fieldset disabled>/);
   });
 
-  it('takes an amount once the split is deployed, and names the key that signs', async () => {
+  it('takes an amount once the split is deployed, and names the webhook signing secret that signs (no key does)', async () => {
     await withSplit();
     const signer = await key();
+    expect(await render('terminal')).toContain('These receipts send no webhooks until you <a href="/console/settings#webhook">make a webhook signing secret</a>');
+    const { signingSecret } = await rotateWebhookSecret(deps, wallet);
     const html = await render('terminal');
     expect(html).not.toContain('Deploy your split first.');
     expect(html).toContain('<label for="f-amountUsd">Amount (USD)');
     expect(html).toContain('data-url="/api/console/receipts/terminal"');
-    expect(html).toContain(`<span class="mono">${signer.keyPrefix}…</span>`);
+    expect(html).toContain(`signed with your webhook signing secret, <span class="mono">${signingSecret.prefix}…</span>`);
+    expect(html).not.toContain(signer.keyPrefix);
   });
 });
 
 describe('the webhooks page', () => {
-  it('needs an active key to sign a test event, then offers each key, newest first, with the shop’s URL', async () => {
-    expect(await render('webhooks')).toContain('you have none active');
+  it('needs a signing secret or a key to sign a test event, then offers the secret first and each key, newest first, with the shop’s URL', async () => {
+    expect(await render('webhooks')).toContain('you have neither');
     await updateMerchant(deps, wallet, (current) => ({ merchant: { ...current, shop: { ...current.shop, webhookUrl: 'https://shop.example/hooks' } }, result: undefined }));
     const older = await key();
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -149,6 +153,12 @@ describe('the webhooks page', () => {
     expect(html).toContain('value="https://shop.example/hooks"');
     expect(html.indexOf(`value="${newer.id}" selected`)).toBeGreaterThan(0);
     expect(html.indexOf(newer.id)).toBeLessThan(html.indexOf(older.id));
+    expect(html).toContain('You have no webhook signing secret yet');
+    const { signingSecret } = await rotateWebhookSecret(deps, wallet);
+    const signed = await render('webhooks');
+    expect(signed).toContain(`<option value="" selected>Webhook signing secret · ${signingSecret.prefix}…</option>`);
+    expect(signed.indexOf(signingSecret.prefix)).toBeLessThan(signed.indexOf(newer.id));
+    expect(signed).not.toContain('You have no webhook signing secret yet');
   });
 });
 

@@ -72,4 +72,22 @@ export class CosmosReceiptRepository extends CosmosCollection<Receipt> implement
     );
     return resources.map((document) => fromDocument<Receipt>(document).value);
   }
+
+  /** Cross-partition; the composite index (wallet ascending, createdAt descending) serves the order. */
+  async inStatusesByWallet(statuses: readonly ReceiptStatus[], query: { afterWallet?: string; limit: number }) {
+    const parameters: SqlParameter[] = [
+      { name: '@n', value: query.limit },
+      { name: '@statuses', value: [...statuses] },
+      { name: '@after', value: query.afterWallet ?? '' },
+    ];
+    const { resources } = await cosmosCall(() =>
+      this.container.items
+        .query<Record<string, unknown>>({
+          query: 'SELECT TOP @n * FROM c WHERE ARRAY_CONTAINS(@statuses, c.status) AND c.wallet > @after ORDER BY c.wallet ASC, c.createdAt DESC',
+          parameters,
+        })
+        .fetchAll(),
+    );
+    return resources.map((document) => fromDocument<Receipt>(document).value);
+  }
 }

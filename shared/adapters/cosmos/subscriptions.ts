@@ -2,6 +2,7 @@ import type { Container } from '@azure/cosmos';
 import type { Subscription } from '../../domain/subscription';
 import type { SubscriptionRepository } from '../../ports/subscription-repository';
 import { containers } from '../../registry';
+import { assertStorableKeys, storableKeys } from '../../ports/errors';
 import { cosmosCall, fromDocument, isNotFound, translateCosmosError, type CosmosStore } from './client';
 
 const keyClaimId = (keyHash: string) => `apikey:${keyHash}`;
@@ -17,6 +18,7 @@ export class CosmosSubscriptionRepository implements SubscriptionRepository {
   }
 
   private async read<T>(container: Container, id: string): Promise<T | undefined> {
+    if (!storableKeys(id)) return undefined;
     try {
       const { resource } = await container.item(id, id).read();
       return resource ? fromDocument<T>(resource).value : undefined;
@@ -36,6 +38,7 @@ export class CosmosSubscriptionRepository implements SubscriptionRepository {
   }
 
   async create(subscription: Subscription, keyHash: string) {
+    assertStorableKeys(subscription.id, keyClaimId(keyHash));
     await cosmosCall(() =>
       this.claims.items.create({ id: keyClaimId(keyHash), kind: 'apikey', owner: subscription.id, createdAt: subscription.createdAt }),
     );
@@ -43,10 +46,12 @@ export class CosmosSubscriptionRepository implements SubscriptionRepository {
   }
 
   async update(subscription: Subscription) {
+    assertStorableKeys(subscription.id);
     await cosmosCall(() => this.subscriptions.items.upsert(subscription));
   }
 
   async touch(id: string, at: number) {
+    if (!storableKeys(id)) return;
     try {
       await this.subscriptions.item(id, id).patch([{ op: 'set', path: '/lastUsedAt', value: at }]);
     } catch (error) {

@@ -13,7 +13,7 @@ import {
   type Log,
   type TransactionReceipt,
 } from 'ethers';
-import type { FeedPrice, MinedTransaction, ValueMove } from '../../domain/payment';
+import type { FeedBounds, FeedPrice, MinedTransaction, ValueMove } from '../../domain/payment';
 import type { Chain, ChainMove, DeployedSplit, SplitPayee, SplitTransfer } from '../../ports/chain';
 import { DependencyUnavailableError } from '../../ports/errors';
 import { splitArtifact, splitFactoryArtifact } from './artifacts';
@@ -64,11 +64,14 @@ const erc20Interface = new Interface([
   'event Transfer(address indexed from, address indexed to, uint256 value)',
   'function balanceOf(address owner) view returns (uint256)',
 ]);
-// Chainlink's AggregatorV3Interface, the part the service reads.
+// Chainlink's AggregatorV3Interface, the part the service reads, and the proxy's current aggregator.
 const feedInterface = new Interface([
   'function decimals() view returns (uint8)',
   'function latestRoundData() view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)',
+  'function aggregator() view returns (address)',
 ]);
+// The bounds an OCR aggregator holds its answers to (OffchainAggregator, OCR2Aggregator).
+const boundsInterface = new Interface(['function minAnswer() view returns (int192)', 'function maxAnswer() view returns (int192)']);
 
 const topicOf = (iface: Interface, event: string): string => {
   const fragment = iface.getEvent(event);
@@ -108,6 +111,8 @@ const cloneCode = (implementation: string) =>
 const lower = (address: string) => address.toLowerCase();
 /** Validates any spelling of an address (a wrong mixed-case checksum is still a valid lower-case address). */
 const checked = (address: string) => getAddress(address.toLowerCase());
+/** A call the contract does not answer (no such function, or no contract there): a revert, or no data to decode. */
+const notAnswered = (error: unknown) => isError(error, 'CALL_EXCEPTION') || isError(error, 'BAD_DATA');
 
 // Node's socket errors and ethers' transport errors: the call never got an answer.
 const UNAVAILABLE_CODES = new Set([
@@ -141,6 +146,10 @@ export class EvmChain implements Chain {
   private readonly ownsProvider: boolean;
   private readonly feed?: Contract;
   private feedDecimals?: number;
+  /** Bounds by aggregator address (undefined: that aggregator has none). */
+  private readonly feedBounds = new Map<string, FeedBounds | undefined>();
+  /** False once the feed turned out to name no aggregator (not a Chainlink proxy): not asked again. */
+  private feedHasAggregator = true;
   private expectedSplitCode?: Promise<string>;
 
   constructor(options: EvmChainOptions) {
@@ -256,10 +265,12 @@ export class EvmChain implements Chain {
     });
   }
 
-  transfersBetween(from: string, to: string, range: BlockRange): Promise<ChainMove[]> {
-    if (this.tokens.length === 0) return Promise.resolve([]);
+  transfersAmong(senders: readonly string[], recipients: readonly string[], range: BlockRange): Promise<ChainMove[]> {
+    if (this.tokens.length === 0 || senders.length === 0 || recipients.length === 0) return Promise.resolve([]);
     return this.guard(async () => {
-      const topics = [TRANSFER, zeroPadValue(lower(checked(from)), 32), zeroPadValue(lower(checked(to)), 32)];
+      // A topic position given a list matches any of it: every sender to every recipient, in one query.
+      const topicsOf = (addresses: readonly string[]) => [...new Set(addresses.map((address) => lower(checked(address))))].map((address) => zeroPadValue(address, 32));
+      const topics = [TRANSFER, topicsOf(senders), topicsOf(recipients)];
       return this.chainMoves(await this.provider.getLogs({ ...range, address: this.tokens, topics }));
     });
   }
@@ -268,8 +279,8 @@ export class EvmChain implements Chain {
     return this.guard(async () => {
       const feed = this.feed;
       if (!feed) throw new Error('no ETH/USD feed is configured (ETH_USD_FEED_ADDRESS)');
-      const [round, decimals] = await Promise.all([feed.getFunction('latestRoundData').staticCall(), this.decimalsOf(feed)]);
-      return { answer: round[1] as bigint, decimals, updatedAt: Number(round[3]) * 1000 };
+      const [round, decimals, bounds] = await Promise.all([feed.getFunction('latestRoundData').staticCall(), this.decimalsOf(feed), this.boundsOf(feed)]);
+      return { answer: round[1] as bigint, decimals, updatedAt: Number(round[3]) * 1000, ...(bounds && { bounds }) };
     });
   }
 
@@ -374,6 +385,35 @@ export class EvmChain implements Chain {
   private async decimalsOf(feed: Contract): Promise<number> {
     this.feedDecimals ??= Number(await feed.getFunction('decimals').staticCall());
     return this.feedDecimals;
+  }
+
+  /**
+   * The bounds of the aggregator the feed (a Chainlink proxy) names now: fixed per aggregator, so read
+   * once for each, but the proxy is asked every time, as a new phase brings a new aggregator. A feed
+   * that names no aggregator, or one without `minAnswer`/`maxAnswer` (or no contract there), has no
+   * bounds: its answers are then judged by their age and sign alone (`isStale`).
+   */
+  private async boundsOf(feed: Contract): Promise<FeedBounds | undefined> {
+    if (!this.feedHasAggregator) return undefined;
+    let aggregator: string;
+    try {
+      aggregator = lower(await feed.getFunction('aggregator').staticCall());
+    } catch (error) {
+      if (!notAnswered(error)) throw error;
+      this.feedHasAggregator = false;
+      return undefined;
+    }
+    if (this.feedBounds.has(aggregator)) return this.feedBounds.get(aggregator);
+    const contract = new Contract(aggregator, boundsInterface, this.provider);
+    let bounds: FeedBounds | undefined;
+    try {
+      const [min, max]: [bigint, bigint] = await Promise.all([contract.getFunction('minAnswer').staticCall(), contract.getFunction('maxAnswer').staticCall()]);
+      bounds = { min, max };
+    } catch (error) {
+      if (!notAnswered(error)) throw error;
+    }
+    this.feedBounds.set(aggregator, bounds);
+    return bounds;
   }
 
   /** A configured token's `Transfer` or a split's `PaymentReceived` as a value move; other logs are not. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { matchesInventoryFilter, type InventoryListQuery, type StoredInventoryItem } from '../../domain/inventory';
 import { BoundedCache } from '../../app/bounded-cache';
-import { DuplicateKeyError, EtagMismatchError } from '../../ports/errors';
+import { DuplicateKeyError, EtagMismatchError, assertStorableKeys, storableKeys } from '../../ports/errors';
 import type { InventoryRepository, Versioned } from '../../ports/inventory-repository';
 
 type Row = Versioned<StoredInventoryItem>;
@@ -27,7 +27,7 @@ const frozenCopy = (item: StoredInventoryItem): StoredInventoryItem =>
 
 const compare = (a: string | number, b: string | number): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** In-process inventory with the same semantics as the Cosmos adapter (unique sku, ETags, paging). */
+/** In-process inventory with the same semantics as the Cosmos adapter (unique sku, ETags, paging, the keys it can hold). */
 export class MemoryInventoryRepository implements InventoryRepository {
   private readonly partitions = new Map<string, Partition>();
 
@@ -38,6 +38,7 @@ export class MemoryInventoryRepository implements InventoryRepository {
   }
 
   async get(wallet: string, id: string) {
+    if (!storableKeys(wallet, id)) return undefined;
     return this.partitions.get(wallet)?.byId.get(id);
   }
 
@@ -58,12 +59,14 @@ export class MemoryInventoryRepository implements InventoryRepository {
   }
 
   async create(item: StoredInventoryItem) {
+    assertStorableKeys(item.wallet, item.id);
     const partition = this.partition(item.wallet);
     if (partition.byId.has(item.id)) throw new DuplicateKeyError('id exists');
     this.store(partition, item);
   }
 
   async replace(item: StoredInventoryItem, etag: string) {
+    assertStorableKeys(item.wallet, item.id);
     const partition = this.partition(item.wallet);
     const current = partition.byId.get(item.id);
     if (!current || current.etag !== etag) throw new EtagMismatchError();
@@ -71,6 +74,7 @@ export class MemoryInventoryRepository implements InventoryRepository {
   }
 
   async delete(wallet: string, id: string) {
+    if (!storableKeys(wallet, id)) return false;
     const partition = this.partitions.get(wallet);
     const current = partition?.byId.get(id);
     if (!current) return false;

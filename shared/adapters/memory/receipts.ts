@@ -32,4 +32,12 @@ export class MemoryReceiptRepository extends MemoryCollection<Receipt> implement
       .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))
       .slice(0, query.limit);
   }
+
+  async inStatusesByWallet(statuses: readonly ReceiptStatus[], query: { afterWallet?: string; limit: number }) {
+    const after = query.afterWallet ?? '';
+    return this.all()
+      .filter((receipt) => statuses.includes(receipt.status) && receipt.wallet > after)
+      .sort((a, b) => (a.wallet < b.wallet ? -1 : a.wallet > b.wallet ? 1 : b.createdAt - a.createdAt))
+      .slice(0, query.limit);
+  }
 }

@@ -1,12 +1,14 @@
 import type { Subscription } from '../../domain/subscription';
-import { DuplicateKeyError } from '../../ports/errors';
+import { DuplicateKeyError, assertStorableKeys, storableKeys } from '../../ports/errors';
 import type { SubscriptionRepository } from '../../ports/subscription-repository';
 
+/** Subscriptions in process, keyed as the Cosmos adapter keys them (by id, held to the same key rules). */
 export class MemorySubscriptionRepository implements SubscriptionRepository {
   private readonly byId = new Map<string, Subscription>();
   private readonly idByKeyHash = new Map<string, string>();
 
   async get(id: string) {
+    if (!storableKeys(id)) return undefined;
     const found = this.byId.get(id);
     return found && structuredClone(found);
   }
@@ -16,12 +18,14 @@ export class MemorySubscriptionRepository implements SubscriptionRepository {
   }
 
   async create(subscription: Subscription, keyHash: string) {
+    assertStorableKeys(subscription.id);
     if (this.byId.has(subscription.id) || this.idByKeyHash.has(keyHash)) throw new DuplicateKeyError();
     this.byId.set(subscription.id, structuredClone(subscription));
     this.idByKeyHash.set(keyHash, subscription.id);
   }
 
   async update(subscription: Subscription) {
+    assertStorableKeys(subscription.id);
     this.byId.set(subscription.id, structuredClone(subscription));
   }
 

@@ -7,10 +7,10 @@ import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymen
 import { PaymentPayloadSchema } from '@x402/core/schemas';
 import { EVM_NETWORK_CHAIN_ID_MAP } from '@x402/evm/v1';
 import { buildSIWxSchema, parseSIWxHeader, verifySIWxSignature } from '@x402/extensions/sign-in-with-x';
-import { parseAbi, type Hex } from 'viem';
+import { encodeEventTopics, pad, parseAbi, type Hex, type PublicClient } from 'viem';
 import type { PaymentPayload, PaymentPayloadV1, SignInWithXPayload } from '../../domain/x402';
 import { DependencyUnavailableError } from '../../ports/errors';
-import type { X402Protocol } from '../../ports/x402-protocol';
+import type { AuthorizationOutcome, AuthorizationTerms, X402Protocol } from '../../ports/x402-protocol';
 import { isUnreachable, publicClientFor, type ChainEndpoint } from './chain-clients';
 
 type RequiredHeader = Parameters<typeof encodePaymentRequiredHeader>[0];
@@ -27,9 +27,47 @@ const domainAbi = parseAbi([
 const eip3009Abi = parseAbi([
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
   'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
+  'event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)',
+  'event Transfer(address indexed from, address indexed to, uint256 value)',
 ]);
+const [, usedEvent, canceledEvent] = eip3009Abi;
+const topicOf = (eventName: 'AuthorizationUsed' | 'Transfer') => encodeEventTopics({ abi: eip3009Abi, eventName })[0]!;
+const USED = topicOf('AuthorizationUsed');
+const TRANSFER = topicOf('Transfer');
 /** How far back the transaction that used an authorization is looked for (authorizations live minutes). */
 const AUTHORIZATION_LOOKBACK_BLOCKS = 5_000n;
+
+const word = (address: string) => pad(address.toLowerCase() as Hex, { size: 32 }).toLowerCase();
+
+/**
+ * The payment a transaction made of an authorization, if it made it: it succeeded, and the token's
+ * `AuthorizationUsed(from, nonce)` log is followed at once by its `Transfer(from, to, value)` (the
+ * order EIP-3009 tokens emit them in, USDC's and OpenZeppelin's alike), so the transfer is this
+ * authorization's, not another one's in the same transaction. Undefined when it made none, or is
+ * not mined.
+ */
+const paymentIn = async (chain: PublicClient, token: Hex, terms: AuthorizationTerms, hash: string): Promise<{ transaction: string; blockNumber: number } | undefined> => {
+  const receipt = await chain.getTransactionReceipt({ hash: hash as Hex }).catch((error: unknown) => {
+    if (isUnreachable(error)) throw new DependencyUnavailableError('chain', 'the chain RPC is unavailable');
+    return undefined;
+  });
+  if (!receipt || receipt.status !== 'success') return undefined;
+  const logs = receipt.logs;
+  const [from, to, nonce] = [word(terms.from), word(terms.to), terms.nonce.toLowerCase()];
+  for (let index = 0; index + 1 < logs.length; index++) {
+    const used = logs[index]!;
+    const transfer = logs[index + 1]!;
+    if (used.address.toLowerCase() !== token || used.topics[0] !== USED || used.topics[1]?.toLowerCase() !== from || used.topics[2]?.toLowerCase() !== nonce) continue;
+    const moved =
+      transfer.address.toLowerCase() === token &&
+      transfer.topics[0] === TRANSFER &&
+      transfer.topics[1]?.toLowerCase() === from &&
+      transfer.topics[2]?.toLowerCase() === to &&
+      BigInt(transfer.data) === BigInt(terms.value);
+    return moved ? { transaction: receipt.transactionHash.toLowerCase(), blockNumber: Number(receipt.blockNumber) } : undefined;
+  }
+  return undefined;
+};
 
 /** `endpoint`: the chain's RPC, for the token and contract-wallet reads; without one those reads answer 503. */
 export const x402Protocol = (endpoint: ChainEndpoint | undefined): X402Protocol => {
@@ -84,23 +122,31 @@ export const x402Protocol = (endpoint: ChainEndpoint | undefined): X402Protocol 
       }
       return domain;
     },
-    authorizationUse: async (token, authorizer, nonce) => {
+    authorizationOutcome: async (token, terms, hint): Promise<AuthorizationOutcome> => {
       const chain = client();
       const address = token.toLowerCase() as Hex;
-      const args = [authorizer.toLowerCase() as Hex, nonce.toLowerCase() as Hex] as const;
-      const used = await chain.readContract({ address, abi: eip3009Abi, functionName: 'authorizationState', args }).catch(unavailable);
-      if (!used) return { used: false };
-      try {
-        // Not the client's cached block number (viem keeps it for seconds): the transaction may be newer.
-        const latest = await chain.getBlockNumber({ cacheTime: 0 });
-        const fromBlock = latest > AUTHORIZATION_LOOKBACK_BLOCKS ? latest - AUTHORIZATION_LOOKBACK_BLOCKS : 0n;
-        const logs = await chain.getLogs({ address, event: eip3009Abi[1], args: { authorizer: args[0], nonce: args[1] }, fromBlock, toBlock: 'latest' });
-        const transaction = logs[0]?.transactionHash?.toLowerCase();
-        return transaction ? { used: true, transaction } : { used: true };
-      } catch {
-        // Used, by a transaction not found here: the caller keeps what it knows of it.
-        return { used: true };
+      if (hint) {
+        const paid = await paymentIn(chain, address, terms, hint);
+        if (paid) return { state: 'paid', ...paid };
       }
+      const args = { authorizer: terms.from.toLowerCase() as Hex, nonce: terms.nonce.toLowerCase() as Hex };
+      const used = await chain.readContract({ address, abi: eip3009Abi, functionName: 'authorizationState', args: [args.authorizer, args.nonce] }).catch(unavailable);
+      if (!used) return { state: 'unused' };
+      // Not the client's cached block number (viem keeps it for seconds): the transaction may be newer.
+      const latest = await chain.getBlockNumber({ cacheTime: 0 }).catch(unavailable);
+      const fromBlock = latest > AUTHORIZATION_LOOKBACK_BLOCKS ? latest - AUTHORIZATION_LOOKBACK_BLOCKS : 0n;
+      const [uses, cancels] = await Promise.all(
+        [usedEvent, canceledEvent].map((event) => chain.getLogs({ address, event, args, fromBlock, toBlock: 'latest' })),
+      ).catch((error: unknown) => {
+        throw new DependencyUnavailableError('chain', `the authorization's transaction could not be looked for: ${error instanceof Error ? error.message : String(error)}`);
+      });
+      for (const log of uses!) {
+        const paid = await paymentIn(chain, address, terms, log.transactionHash!);
+        if (paid) return { state: 'paid', ...paid };
+      }
+      if (uses!.length > 0 || cancels!.length > 0) return { state: 'spent' };
+      // Used, by a transaction not found here: neither paid nor refused until it is found.
+      throw new DependencyUnavailableError('chain', 'the authorization was used by a transaction not found among the recent blocks');
     },
     parseSignInWithX: async (header) => {
       try {

@@ -27,7 +27,7 @@ import { hasExpired, receiptClaimId, type Receipt } from '../../domain/receipt';
 import { transactionUrl } from '../../domain/units';
 import { ID_PATTERN } from '../../domain/query-params';
 import type { Versioned } from '../../ports/inventory-repository';
-import { DependencyUnavailableError, DuplicateKeyError } from '../../ports/errors';
+import { DependencyUnavailableError } from '../../ports/errors';
 import type { PortalEvent } from '../../domain/portal-views';
 import type { z } from 'zod';
 import type { AppDeps } from '../deps';
@@ -36,6 +36,8 @@ import { isEtagMismatchOrDuplicate, withEtagRetry } from '../etag-retry';
 import { loadMerchant } from '../merchants';
 import { portalRecommendation } from '../reserve';
 import { changeStatus } from '../receipt-status';
+import { takeClaim } from '../claims';
+import { receiptOwner } from './ledger';
 
 export type PortalDeps = Pick<AppDeps, 'receipts' | 'claims' | 'merchants' | 'chain' | 'settings' | 'clock' | 'ids' | 'chainState' | 'queue' | 'onramp'>;
 
@@ -162,7 +164,7 @@ export const refuse = (reason: NotPayable, receipt: Receipt): never => {
 const freshPrice = async (deps: PortalDeps): Promise<FeedPrice> => {
   const price = await deps.chain!.ethUsdPrice();
   if (isStale(price, deps.clock.now(), deps.settings.payments.feedHeartbeatMs)) {
-    throw new DomainError('price_stale', 'the ETH price feed is stale; pay with USDC or USDT, or try again later', { token: 'ETH' });
+    throw new DomainError('price_stale', 'the ETH price feed is stale or at its bounds; pay with USDC or USDT, or try again later', { token: 'ETH' });
   }
   return price;
 };
@@ -178,21 +180,17 @@ const claimAmount = async (deps: PortalDeps, receipt: Receipt, token: PayToken, 
   for (let attempt = 0; attempt < 32; attempt++) {
     const amount = taggedAmount(token, cents, randomInt(1, TAG_SLOTS + 1), price).toString();
     const id = quoteAmountClaimId(deps.chain!.chainId, split, token.address, amount);
-    const claim = { id, owner: `${receipt.wallet}:${receipt.receiptId}`, createdAt: now, expiresAt: now + lifetimeMs };
-    try {
-      await deps.claims.create(id, claim);
-      return amount;
-    } catch (error) {
-      if (!(error instanceof DuplicateKeyError)) throw error;
-      const held = await deps.claims.get(id, id);
-      // A claim past its end (not yet removed by the store's TTL) is free again.
-      if (held && held.value.expiresAt !== undefined && held.value.expiresAt <= now) {
-        try {
-          await deps.claims.replace(id, claim, held.etag);
-          return amount;
-        } catch {
-          // Someone else took it: draw again.
-        }
+    const claim = { id, owner: receiptOwner(receipt), createdAt: now, expiresAt: now + lifetimeMs };
+    const claimed = await takeClaim(deps.claims, claim);
+    if (claimed.taken) return amount;
+    const held = claimed.held;
+    // A claim past its end (not yet removed by the store's TTL) is free again.
+    if (held && held.value.expiresAt !== undefined && held.value.expiresAt <= now) {
+      try {
+        await deps.claims.replace(id, claim, held.etag);
+        return amount;
+      } catch {
+        // Someone else took it: draw again.
       }
     }
   }

@@ -6,11 +6,13 @@
  */
 import { DomainError } from '../../domain/errors';
 import { ZERO_ADDRESS } from '../../domain/payment';
+import { formatUnits } from '../../domain/units';
 import type { Receipt } from '../../domain/receipt';
 import type { Chain, SplitTransfer } from '../../ports/chain';
 import type { Claim } from '../../ports/documents';
 import type { AppDeps } from '../deps';
 import { changeStatus } from '../receipt-status';
+import { takeRelayerUnit } from '../relayer-budget';
 
 type ReconcileDeps = Pick<AppDeps, 'receipts' | 'merchants' | 'queue' | 'clock' | 'settings' | 'claims' | 'chain'>;
 
@@ -81,6 +83,8 @@ const distributionsOf = async (deps: ReconcileDeps, chain: Chain, split: string,
  *    reconciles that receipt with its hash;
  * 3. for the rest, the relayer calls `distribute(token)` and keeps the transaction; with the
  *    confirmations already there (locally, 1) the receipts paid before it are reconciled in the same run.
+ *    It does so only once the split holds the token's `distributeMin` (the gas is worth it) and while
+ *    the day's distribution budget lasts: until then the receipts stay paid, skipped with the reason.
  * A distribution that moved nothing (the split had nothing left: someone distributed in the payment's
  * own block) is matched to a distribution in or after the payment's block, or the receipts are
  * skipped with the reason, and no further call is sent for them.
@@ -115,6 +119,17 @@ export const reconcileSplits = async (deps: ReconcileDeps, options: { log?: (mes
     }
   }
   return report;
+};
+
+/**
+ * The least of `token` a split must hold for the relayer to distribute it, with how to name it;
+ * undefined for a token the deployment no longer configures (distributed whatever it holds, as before).
+ */
+const distributeMinimum = (settings: ReconcileDeps['settings'], token: string) => {
+  const known = settings.tokens.find((candidate) => lower(candidate.address) === token);
+  if (!known) return undefined;
+  const setting = known.symbol === 'ETH' ? 'DISTRIBUTE_MIN_ETH_WEI' : `DISTRIBUTE_MIN_${known.symbol}`;
+  return { units: settings.relayer.distributeMin[known.symbol], symbol: known.symbol, decimals: known.decimals, setting };
 };
 
 /** A chain call that failed for this split alone (a revert, an estimate that failed): the other splits go on. */
@@ -159,6 +174,17 @@ const reconcileGroup = async (
     report.skipped.push(...skipped.map((entry) => ({ receiptId: entry.receipt.receiptId, reason })));
     log(`splits-reconcile: split ${split} token ${token}: ${skipped.map((entry) => entry.receipt.receiptId).join(', ')} left paid: ${reason}`);
   };
+  /** Entries whose money left a split since found empty: each matched to a distribution in or after its payment's block, or skipped. */
+  const matchEmptied = async (emptied: PaidEntry[], distributions: SplitTransfer[], reason: string) => {
+    const unmatched: PaidEntry[] = [];
+    for (const entry of emptied) {
+      const match = distributions.find((transfer) => transfer.blockNumber >= entry.paidBlock);
+      if (!match) unmatched.push(entry);
+      else if (confirmed(match.blockNumber)) await settle([entry], match.txHash);
+      else wait([entry]);
+    }
+    skip(unmatched, reason);
+  };
 
   // 1. The relayer's earlier distribution.
   const kept = await deps.claims.get(recordId, recordId);
@@ -197,8 +223,34 @@ const reconcileGroup = async (
   }
   if (need.length === 0) return;
 
-  // 3. The relayer distributes.
-  const sent = await chain.distribute(split, token);
+  // 3. The relayer distributes, once the split holds enough of the token to be worth the gas and while
+  //    the day's budget lasts; until then the receipts stay paid, skipped with why.
+  const minimum = distributeMinimum(deps.settings, token);
+  if (minimum && minimum.units > 0n) {
+    const holds = (await chain.splitHoldings(split, split, [token]))[token]?.distributable ?? 0n;
+    if (holds === 0n) {
+      // Nothing left: someone distributed it in the block of a payment, after it (none came after the block).
+      await matchEmptied(need, found, 'the split has nothing to distribute and no distribution was found after the payment');
+      return;
+    }
+    if (holds < minimum.units) {
+      const amount = (units: bigint) => `${formatUnits(units, minimum.decimals)} ${minimum.symbol}`;
+      skip(need, `the split holds ${amount(holds)}, below the ${amount(minimum.units)} the relayer distributes from (${minimum.setting}): its distribution waits`);
+      return;
+    }
+  }
+  const unit = await takeRelayerUnit(deps, 'distribution');
+  if (!unit) {
+    skip(need, "the relayer's distributions for today are spent (DISTRIBUTION_DAILY_BUDGET): its distribution waits for the next UTC day");
+    return;
+  }
+  let sent: { txHash: string; blockNumber: number };
+  try {
+    sent = await chain.distribute(split, token);
+  } catch (error) {
+    await unit.giveBack();
+    throw error;
+  }
   head = Math.max(await chain.blockNumber(), sent.blockNumber);
   const moved = (await chain.splitTransfers(split, { fromBlock: sent.blockNumber, toBlock: sent.blockNumber })).some(
     (transfer) => transfer.kind === 'distribution' && lower(transfer.txHash) === lower(sent.txHash) && lower(transfer.token) === token,
@@ -210,14 +262,8 @@ const reconcileGroup = async (
   if (!moved) {
     // Nothing was left to distribute: someone distributed it in the block of a payment, after it.
     const sameBlock = await distributionsOf(deps, chain, split, token, need[0]!.paidBlock, sent.blockNumber);
-    const unmatched: PaidEntry[] = [];
-    for (const entry of need) {
-      const match = sameBlock.find((transfer) => transfer.blockNumber >= entry.paidBlock && lower(transfer.txHash) !== lower(sent.txHash));
-      if (!match) unmatched.push(entry);
-      else if (confirmed(match.blockNumber)) await settle([entry], match.txHash);
-      else wait([entry]);
-    }
-    skip(unmatched, `the split had nothing to distribute (transaction ${sent.txHash}) and no distribution was found after the payment`);
+    const others = sameBlock.filter((transfer) => lower(transfer.txHash) !== lower(sent.txHash));
+    await matchEmptied(need, others, `the split had nothing to distribute (transaction ${sent.txHash}) and no distribution was found after the payment`);
     return;
   }
   if (!confirmed(sent.blockNumber)) {

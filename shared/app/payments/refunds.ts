@@ -5,15 +5,16 @@
  */
 import { DomainError } from '../../domain/errors';
 import { toCents } from '../../domain/money';
-import { minedBefore, paymentUri, ZERO_ADDRESS, type Quote } from '../../domain/payment';
+import { minedBefore, paymentUri, refundCursorId, ZERO_ADDRESS, type Quote } from '../../domain/payment';
 import type { Receipt, ReceiptStatus, Refund } from '../../domain/receipt';
-import { DependencyUnavailableError, DuplicateKeyError } from '../../ports/errors';
+import { DependencyUnavailableError } from '../../ports/errors';
 import type { AppDeps } from '../deps';
 import { changeStatus } from '../receipt-status';
+import { holdClaim } from '../claims';
 
 type RequestDeps = Pick<AppDeps, 'receipts' | 'merchants' | 'queue' | 'clock' | 'ids' | 'settings'>;
 /** What verifying needs: no more than the payment watcher has, so it can call `watchRefunds`. */
-export type RefundVerifyDeps = Pick<AppDeps, 'receipts' | 'claims' | 'merchants' | 'chain' | 'settings' | 'clock' | 'queue'>;
+export type RefundVerifyDeps = Pick<AppDeps, 'receipts' | 'claims' | 'merchants' | 'chain' | 'settings' | 'clock' | 'queue' | 'chainState'>;
 
 export interface RefundRequest {
   id: string;
@@ -116,15 +117,9 @@ export const requestRefund = async (deps: RequestDeps, wallet: string, request: 
 
 /** Claims the hash for this receipt; a hash another receipt's refund used is refused. */
 const claimRefundHash = async (deps: RefundVerifyDeps, chainId: number, receiptId: string, hash: string) => {
-  const id = refundTxClaimId(chainId, hash);
-  try {
-    await deps.claims.create(id, { id, owner: receiptId, createdAt: deps.clock.now() });
-  } catch (error) {
-    if (!(error instanceof DuplicateKeyError)) throw error;
-    // The same receipt again: an earlier verification stopped between the claim and the status.
-    if ((await deps.claims.get(id, id))?.value.owner !== receiptId) {
-      throw new DomainError('transaction_already_used', `transaction ${hash} already refunded another receipt`, { field: 'txHash' });
-    }
+  // The same receipt again is fine: an earlier verification stopped between the claim and the status.
+  if (!(await holdClaim(deps.claims, { id: refundTxClaimId(chainId, hash), owner: receiptId, createdAt: deps.clock.now() }))) {
+    throw new DomainError('transaction_already_used', `transaction ${hash} already refunded another receipt`, { field: 'txHash' });
   }
 };
 
@@ -187,25 +182,77 @@ export const verifyRefund = async (deps: RefundVerifyDeps, wallet: string, recei
   return answer('refunded', outcome.receipt.status);
 };
 
-/** Receipts with an open refund looked at per block range (the oldest first). */
-const WATCH_LIMIT = 200;
+/** Receipts with an open refund looked at per block range, and of one merchant (its newest). */
+const REFUNDS_PER_RANGE = 200;
+const REFUNDS_PER_MERCHANT = 20;
+
+/**
+ * The receipts whose open refunds this range watches: a walk over merchants in wallet order, up to
+ * REFUNDS_PER_MERCHANT of each (its newest requests) and REFUNDS_PER_RANGE in all, from where the
+ * last range's walk stopped (a cursor in the chain state), round to the start again. So one merchant's
+ * many stale requests cost it its own later ones only, and every merchant comes round in turn.
+ */
+const refundsInTurn = async (deps: RefundVerifyDeps, chainId: number): Promise<Receipt[]> => {
+  const key = refundCursorId(chainId);
+  const stored = await deps.chainState.get(key, key);
+  const start = stored?.value.refundsAfter ?? '';
+  const taken: Receipt[] = [];
+  let after = start;
+  let wrapped = start === '';
+  // Where the next range starts: where this walk stopped for room, or the start when it went round.
+  let next = '';
+  for (;;) {
+    const page = await deps.receipts.inStatusesByWallet(['refund_requested'], { afterWallet: after, limit: REFUNDS_PER_MERCHANT });
+    if (page.length === 0) {
+      if (wrapped) break;
+      wrapped = true;
+      after = '';
+      continue;
+    }
+    // A full page may end in a merchant cut short: it leads the next page instead, with its full share.
+    const cut = page.length === REFUNDS_PER_MERCHANT && page[0]!.wallet !== page.at(-1)!.wallet ? page.at(-1)!.wallet : undefined;
+    let rows = cut === undefined ? page : page.filter((receipt) => receipt.wallet !== cut);
+    // Round again, the walk ends at the merchant it began after (that one included).
+    const home = wrapped && start !== '' && rows.some((receipt) => receipt.wallet > start);
+    if (home) rows = rows.filter((receipt) => receipt.wallet <= start);
+    // Whole merchants only: the first that does not fit leads the next range.
+    const room = REFUNDS_PER_RANGE - taken.length;
+    const fitting = rows.length <= room ? rows : rows.filter((receipt) => receipt.wallet < rows[room]!.wallet);
+    taken.push(...fitting);
+    if (fitting.length < rows.length) {
+      next = fitting.at(-1)?.wallet ?? after;
+      break;
+    }
+    if (home || rows.length === 0) break;
+    after = rows.at(-1)!.wallet;
+  }
+  if (next !== start) await deps.chainState.upsert(key, { id: key, refundsAfter: next, updatedAt: deps.clock.now() });
+  return taken;
+};
 
 /**
  * For the payment watcher, with each block range it scans: token refunds sent without a reported
  * hash are found by their `Transfer` from the merchant's wallet to the payer, and verified by
- * `verifyRefund` (the same use case as a reported hash). ETH refunds are found only by a reported
- * hash: a plain ETH transfer leaves no log to search for.
+ * `verifyRefund` (the same use case as a reported hash). The chain is asked once per range, for the
+ * transfers among all the senders and payers of the refunds in turn (`refundsInTurn`), and each
+ * refund is matched to its own pair in memory. A refund out of turn for a range is not looked for in
+ * it: its merchant reports the hash. ETH refunds are found only by a reported hash: a plain ETH
+ * transfer leaves no log to search for.
  */
 export const watchRefunds = async (deps: RefundVerifyDeps, range: { fromBlock: number; toBlock: number }): Promise<{ refunded: string[] }> => {
   const refunded: string[] = [];
   const chain = deps.chain;
   if (!chain) return { refunded };
-  for (const receipt of await deps.receipts.inStatuses(['refund_requested'], { limit: WATCH_LIMIT })) {
+  const open = (await refundsInTurn(deps, chain.chainId)).flatMap((receipt) => {
     const refund = openRefund(receipt);
-    if (!refund || refund.tokenAddress === null) continue;
-    const moves = await chain.transfersBetween(refund.from, refund.to, range);
-    const hashes = [...new Set(moves.filter((move) => lower(move.token) === refund.tokenAddress).map((move) => lower(move.txHash)))];
-    for (const hash of hashes) {
+    return refund && refund.tokenAddress !== null ? [{ receipt, refund, token: refund.tokenAddress }] : [];
+  });
+  if (open.length === 0) return { refunded };
+  const unique = (addresses: string[]) => [...new Set(addresses)];
+  const moves = await chain.transfersAmong(unique(open.map(({ refund }) => refund.from)), unique(open.map(({ refund }) => refund.to)), range);
+  for (const { receipt, refund, token } of open) {
+    const own = moves.filter((move) => lower(move.token) === token && lower(move.from) === refund.from && lower(move.to) === refund.to);
+    for (const hash of new Set(own.map((move) => lower(move.txHash)))) {
       try {
         const result = await verifyRefund(deps, receipt.wallet, receipt.receiptId, hash);
         if (result.outcome === 'refunded') {

@@ -3,9 +3,9 @@
  * below zero. What was missing is recorded on the receipt (the buyer has paid; the merchant decides).
  */
 import type { Receipt } from '../../domain/receipt';
-import { DuplicateKeyError } from '../../ports/errors';
 import type { AppDeps } from '../deps';
 import { withEtagRetry } from '../etag-retry';
+import { takeClaim } from '../claims';
 
 type StockDeps = Pick<AppDeps, 'inventory' | 'receipts' | 'claims' | 'clock'>;
 
@@ -47,12 +47,7 @@ export const commitStock = async (deps: StockDeps, wallet: string, receiptId: st
   for (const [index, line] of stored.value.lineItems.entries()) {
     if (!line.sku || !line.qty) continue;
     const claimId = `stock:${receiptId}:${index}`;
-    try {
-      await deps.claims.create(claimId, { id: claimId, owner: wallet, createdAt: deps.clock.now() });
-    } catch (error) {
-      if (error instanceof DuplicateKeyError) continue;
-      throw error;
-    }
+    if (!(await takeClaim(deps.claims, { id: claimId, owner: wallet, createdAt: deps.clock.now() })).taken) continue;
     const missing = await take(deps, wallet, line.sku, line.qty);
     if (missing > 0) shortfall.push({ sku: line.sku, missing });
   }

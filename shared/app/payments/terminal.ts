@@ -2,7 +2,6 @@ import { DomainError } from '../../domain/errors';
 import { toCents } from '../../domain/money';
 import { paymentUrlFor } from '../../domain/receipt';
 import { toReceiptView } from '../../domain/receipt-views';
-import { shopSigningKeyId } from '../api-keys';
 import type { AppDeps } from '../deps';
 import { loadMerchant } from '../merchants';
 import { storePricedReceipt } from '../orders';
@@ -45,6 +44,8 @@ export const createTerminalReceipt = async (deps: TerminalDeps, caller: { wallet
   };
 };
 
-/** The console's point of sale: a session holds no key, so the shop's newest active key signs the receipt's webhooks (as for agents' receipts). */
-export const createConsoleTerminalReceipt = async (deps: TerminalDeps & Pick<AppDeps, 'subscriptions'>, wallet: string, sale: TerminalSale) =>
-  createTerminalReceipt(deps, { wallet, subscriptionId: await shopSigningKeyId(deps, wallet) }, sale);
+/**
+ * The console's point of sale: a session holds no key, so no key created the receipt, and the shop's
+ * webhook signing secret signs its webhooks (as for agents' receipts), never one of its API keys.
+ */
+export const createConsoleTerminalReceipt = (deps: TerminalDeps, wallet: string, sale: TerminalSale) => createTerminalReceipt(deps, { wallet, subscriptionId: null }, sale);

@@ -7,7 +7,6 @@ import { DomainError } from '../../domain/errors';
 import {
   isStale,
   judgePayment,
-  paymentTxClaimId,
   quoteAmountClaimId,
   ZERO_ADDRESS,
   type FeedPrice,
@@ -17,11 +16,12 @@ import {
 } from '../../domain/payment';
 import type { PaymentAnswer } from '../../domain/portal-views';
 import type { Receipt } from '../../domain/receipt';
-import { DependencyUnavailableError, DuplicateKeyError } from '../../ports/errors';
+import { DependencyUnavailableError } from '../../ports/errors';
 import type { AppDeps } from '../deps';
 import { withEtagRetry } from '../etag-retry';
 import { loadMerchant } from '../merchants';
 import { changeStatus } from '../receipt-status';
+import { claimPaymentTransaction, receiptOwner } from './ledger';
 import { findReceipt, type PortalDeps } from './portal';
 import { commitStock } from './stock';
 
@@ -42,14 +42,14 @@ const earlierUnderpayments = (deps: Pick<AppDeps, 'settings'>, receipt: Receipt)
 
 /**
  * The feed now, only when a late ETH payment needs it. Nothing is decided without a price: a feed
- * that cannot be read, or is stale, answers an error (the watcher tries again on its next run).
+ * that cannot be read, or is stale or at its bounds, answers an error (the watcher tries again on its next run).
  */
 const priceIfLate = async (deps: VerifyDeps, receipt: Receipt, tx: MinedTransaction): Promise<FeedPrice | undefined> => {
   const lateEth = (receipt.quotes ?? []).some((quote) => quote.token === 'ETH' && tx.blockTimestamp * 1000 > quote.expiresAt);
   if (!lateEth) return undefined;
   const price = await deps.chain!.ethUsdPrice();
   if (isStale(price, deps.clock.now(), deps.settings.payments.feedHeartbeatMs)) {
-    throw new DomainError('price_stale', 'the ETH price feed is stale: this late ETH payment is decided once it answers again', { token: 'ETH' });
+    throw new DomainError('price_stale', 'the ETH price feed is stale or at its bounds: this late ETH payment is decided once it answers a price again', { token: 'ETH' });
   }
   return price;
 };
@@ -59,7 +59,7 @@ const priceIfLate = async (deps: VerifyDeps, receipt: Receipt, tx: MinedTransact
  * those are that receipt's payment, whoever reports the hash first.
  */
 const withoutOthersPayments = async (deps: VerifyDeps, receipt: Receipt, split: string, tx: MinedTransaction): Promise<MinedTransaction> => {
-  const own = `${receipt.wallet}:${receipt.receiptId}`;
+  const own = receiptOwner(receipt);
   const moves = [];
   for (const move of tx.moves) {
     if (move.to.toLowerCase() === split) {
@@ -70,21 +70,6 @@ const withoutOthersPayments = async (deps: VerifyDeps, receipt: Receipt, split: 
     moves.push(move);
   }
   return { ...tx, moves };
-};
-
-/** One transaction pays one receipt: claims the hash for this receipt (a repeat for the same receipt is fine). */
-const claimHash = async (deps: VerifyDeps, receipt: Receipt, hash: string) => {
-  const id = paymentTxClaimId(deps.chain!.chainId, hash);
-  const owner = `${receipt.wallet}:${receipt.receiptId}`;
-  try {
-    await deps.claims.create(id, { id, owner, createdAt: deps.clock.now() });
-  } catch (error) {
-    if (!(error instanceof DuplicateKeyError)) throw error;
-    const held = await deps.claims.get(id, id);
-    if (held?.value.owner !== owner) {
-      throw new DomainError('transaction_already_used', `transaction ${hash} already paid another receipt`, { field: 'txHash' });
-    }
-  }
 };
 
 const recordOf = (judgement: Extract<Judgement, { quote: unknown }> | { kind: 'reverted' }, tx: MinedTransaction, now: number): PaymentRecord => {
@@ -165,38 +150,58 @@ export const verifyPayment = async (deps: VerifyDeps, receiptId: string, hash: s
   if (!split) throw new DomainError('not_a_payment', 'this receipt has no split to pay into', { field: 'txHash' });
 
   const [head, priceNow, judged] = await Promise.all([chain.blockNumber(), priceIfLate(deps, receipt, tx), withoutOthersPayments(deps, receipt, split.toLowerCase(), tx)]);
-  const judgement = judgePayment({
-    tx: judged,
-    head,
-    receipt: { createdAt: receipt.createdAt, split, cents: Math.round(receipt.customerTotalUsd * 100), quotes: receipt.quotes ?? [] },
-    earlier: earlierUnderpayments(deps, receipt),
-    rules: { confirmations: deps.settings.payments.confirmations, slippageBps: deps.settings.payments.slippageBps },
-    tokens: deps.settings.tokens,
-    priceNow,
-  });
+  /** The rules applied to the receipt as it is at `etag`: earlier underpayments are read with it. */
+  const judge = (current: Receipt) =>
+    judgePayment({
+      tx: judged,
+      head,
+      receipt: { createdAt: current.createdAt, split, cents: Math.round(current.customerTotalUsd * 100), quotes: current.quotes ?? [] },
+      earlier: earlierUnderpayments(deps, current),
+      rules: { confirmations: deps.settings.payments.confirmations, slippageBps: deps.settings.payments.slippageBps },
+      tokens: deps.settings.tokens,
+      priceNow,
+    });
+  const first = judge(receipt);
   const now = deps.clock.now();
-  switch (judgement.kind) {
+  switch (first.kind) {
     case 'unconfirmed':
-      return answer('unconfirmed', receipt.status, { confirmations: judgement.confirmations, required: judgement.required });
+      return answer('unconfirmed', receipt.status, { confirmations: first.confirmations, required: first.required });
     case 'not_a_payment':
-      throw new DomainError('not_a_payment', judgement.reason, { field: 'txHash' });
+      throw new DomainError('not_a_payment', first.reason, { field: 'txHash' });
     case 'before_receipt':
       throw new DomainError('not_a_payment', 'the transaction was mined before this receipt was made', { field: 'txHash' });
-    case 'reverted':
-      // Claimed like a payment: one failed transaction fails one receipt, once.
-      await claimHash(deps, receipt, txHash);
-      return answer('reverted', await failWith(deps, receipt, 'PORTAL_CHAIN_TX_REVERTED', recordOf(judgement, tx, now)));
     default:
       break;
   }
 
-  await claimHash(deps, receipt, txHash);
+  // One failed transaction fails one receipt, once; one paying transaction pays one: the ledger's claim.
+  await claimPaymentTransaction(deps, chain.chainId, txHash, receiptOwner(receipt));
+  if (first.kind === 'reverted') return answer('reverted', await failWith(deps, receipt, 'PORTAL_CHAIN_TX_REVERTED', recordOf(first, tx, now)));
+
+  // An underpayment is decided under the receipt's ETag: two short transfers verified at once each
+  // see the other's record, so the one that completes the sum pays the receipt.
+  const decided = await withEtagRetry<{ judgement: Judgement; done?: PaymentAnswer }>(
+    async ({ write }) => {
+      const latest = await findReceipt(deps, receiptId);
+      const same = (latest.value.payments ?? []).find((known) => known.txHash === txHash);
+      if (same) return { judgement: first, done: recorded(latest.value.status, same) };
+      const judgement = judge(latest.value);
+      if (judgement.kind !== 'underpaid') return { judgement };
+      const record = recordOf(judgement, tx, now);
+      await write(() => deps.receipts.replace(latest.value.wallet, { ...latest.value, payments: [...(latest.value.payments ?? []), record] }, latest.etag));
+      return { judgement, done: answer('underpaid', latest.value.status, { received: judgement.received.toString(), expected: judgement.expected.toString() }) };
+    },
+    {
+      exhausted: () => {
+        throw new DomainError('conflict', 'the receipt kept changing; try again');
+      },
+    },
+  );
+  if (decided.done) return decided.done;
+  const judgement = decided.judgement;
+  if (judgement.kind !== 'paid' && judgement.kind !== 'slippage') throw new Error(`unexpected judgement ${judgement.kind} after the first`);
   const record = recordOf(judgement, tx, now);
   const amounts = { received: judgement.received.toString(), expected: judgement.expected.toString() };
-  if (judgement.kind === 'underpaid') {
-    await appendRecord(deps, receipt.wallet, receiptId, record);
-    return answer('underpaid', receipt.status, amounts);
-  }
   if (judgement.kind === 'slippage') return answer('slippage', await failWith(deps, receipt, 'PORTAL_CHAIN_SLIPPAGE_EXCEEDED', record), amounts);
   const outcome = await changeStatus(deps, {
     wallet: receipt.wallet,

@@ -7,8 +7,15 @@
  * Each authorization (token, payer, nonce) has one record in `claims`, created before settling: of
  * concurrent requests with the same proof one settles, the others wait for its answer (409 while it
  * runs). A settlement left unfinished (pending, or its settler gone) is finished by the proof's next
- * coming once its lease has passed, from what the chain says of the authorization. No refusal charges anything: every check comes before the settlement, and a settlement
- * that fails moves nothing.
+ * coming once its lease has passed, from what the chain says of the authorization. No refusal
+ * charges anything: every check comes before the settlement, and a settlement that fails moves
+ * nothing.
+ *
+ * Paid means a transaction on chain that carries the token's `Transfer(payer → payTo, value)` of
+ * the authorization: the settler's own, or on recovery the one that used the nonce. A nonce that is
+ * merely used (the payer cancelled it, or spent it on another authorization mined first) pays
+ * nothing: 402 `nonce_used`. The paying transaction is claimed in the payment ledger for what the
+ * payment buys before the work runs, so no other receipt can be paid by it.
  */
 import { createHash } from 'node:crypto';
 import { DomainError } from '../../domain/errors';
@@ -30,9 +37,13 @@ import {
   type SettleResult,
 } from '../../domain/x402';
 import type { Claim } from '../../ports/documents';
-import { DependencyUnavailableError, DuplicateKeyError } from '../../ports/errors';
+import { DependencyUnavailableError } from '../../ports/errors';
+import type { AuthorizationOutcome } from '../../ports/x402-protocol';
+import { takeClaim } from '../claims';
+import { claimPaymentTransaction } from '../payments/ledger';
 import type { AppDeps } from '../deps';
 import { withEtagRetry } from '../etag-retry';
+import { takeSettlementUnit, type RelayerUnit } from '../relayer-budget';
 import { signInWithXChallenge } from './siwx';
 
 /** What a paid call costs and where the money goes. */
@@ -46,6 +57,11 @@ export interface PaidResource {
   amount: bigint;
   /** `signInWithX`: the challenge also offers sign-in-with-x (a wallet proof without payment). */
   extensions?: { signInWithX?: boolean };
+  /**
+   * What a payment of this resource buys, named in the payment ledger (a receipt's owner), from the
+   * proof's key; by default the proof itself.
+   */
+  ledgerOwner?: (proofKey: string) => string;
 }
 
 /**
@@ -68,7 +84,7 @@ export type GateOutcome =
    * without an answer stored, a later replay of the proof is let through again (once the first run
    * has had `ANSWER_LEASE_MS`), with the same `proofKey`: key the work by it.
    */
-  | { kind: 'paid'; payer: string; transaction: string; network: string; proofKey: string; responseHeaders: Record<string, string> };
+  | { kind: 'paid'; payer: string; transaction: string; blockNumber: number; network: string; proofKey: string; responseHeaders: Record<string, string> };
 
 /** How long a payer's authorization is asked to stay valid (the client sets `validBefore` from it). */
 export const MAX_TIMEOUT_SECONDS = 120;
@@ -96,6 +112,8 @@ interface ProofRecord extends Claim {
   state: 'settling' | 'settled' | 'failed';
   /** The settlement's transaction (while settling: the one sent and not yet confirmed). */
   transaction?: string;
+  /** Settled: the block of the transaction whose transfer paid it. */
+  blockNumber?: number;
   payer?: string;
   network?: string;
   responseHeaders?: Record<string, string>;
@@ -234,14 +252,19 @@ const recordMismatch = (record: ProofRecord, proof: Proof, resource: PaidResourc
   return undefined;
 };
 
-const paidOutcome = (record: ProofRecord, proofKey: string): GateOutcome => ({
+const paidOutcome = (record: ProofRecord & { transaction: string; blockNumber: number }, proofKey: string): GateOutcome => ({
   kind: 'paid',
   payer: record.payer ?? '',
-  transaction: record.transaction ?? '',
+  transaction: record.transaction,
+  blockNumber: record.blockNumber,
   network: record.network ?? '',
   proofKey,
   responseHeaders: record.responseHeaders ?? {},
 });
+
+/** A settled record names the transaction that paid it; one that does not (kept before this rule) pays nothing. */
+const hasPayment = (record: ProofRecord): record is ProofRecord & { transaction: string; blockNumber: number } =>
+  typeof record.transaction === 'string' && /^0x[0-9a-f]{64}$/.test(record.transaction) && typeof record.blockNumber === 'number' && record.blockNumber > 0;
 
 /** What a proof whose authorization has a record gets: its answer again, a wait, or a refusal. */
 const answerFromRecord = async (deps: AppDeps, offer: Offer, proof: Proof, resource: PaidResource, id: string): Promise<GateOutcome> => {
@@ -255,11 +278,12 @@ const answerFromRecord = async (deps: AppDeps, offer: Offer, proof: Proof, resou
   if (mismatch) return offer.challenge(mismatch);
   if (record.state === 'settling') {
     if ((record.leaseUntil ?? record.createdAt + SETTLEMENT_LEASE_MS) > deps.clock.now()) throw stillRunning();
-    return recoverSettling(deps, offer, proof, id, record, stored.etag);
+    return recoverSettling(deps, offer, proof, resource, id, record, stored.etag);
   }
   if (record.answer) return { kind: 'replay', reply: record.answer };
-  // Without its terms kept, a record cannot tell this proof asks what it paid for: no second run.
-  if (record.terms === undefined) return offer.challenge('nonce_used');
+  // Without its terms kept, a record cannot tell this proof asks what it paid for: no second run;
+  // without the paying transaction, nothing was shown to be paid.
+  if (record.terms === undefined || !hasPayment(record)) return offer.challenge('nonce_used');
   const now = deps.clock.now();
   if ((record.leaseUntil ?? 0) > now) throw stillRunning();
   // The run it let through left no answer: this replay runs the work again, under the same key.
@@ -277,13 +301,23 @@ const settledHeaders = async (deps: AppDeps, proof: Proof, offer: Offer, settlem
     ? { [X402_HEADERS.responseV2]: await deps.x402.encodePaymentResponse(settlement) }
     : { [X402_HEADERS.responseV1]: await deps.x402.encodePaymentResponse({ ...settlement, network: offer.v1Network }) };
 
-/** The record of a proof whose payment is on chain (by `transaction`), written over `etag`: the proof is paid. */
-const markSettled = async (deps: AppDeps, offer: Offer, proof: Proof, id: string, record: ProofRecord, etag: string, settlement: SettleResult): Promise<GateOutcome> => {
-  const settled: ProofRecord = {
+type Payment = { transaction: string; blockNumber: number };
+
+/**
+ * The record of a proof whose payment is on chain, written over `etag`: the proof is paid. Its
+ * transaction is claimed in the payment ledger first, for what the resource sells: a transaction
+ * reported for a receipt is judged by the same ledger, so this transfer pays nothing else.
+ */
+const markSettled = async (deps: AppDeps, offer: Offer, proof: Proof, resource: PaidResource, id: string, record: ProofRecord, etag: string, payment: Payment): Promise<GateOutcome> => {
+  const transaction = payment.transaction.toLowerCase();
+  await claimPaymentTransaction(deps, deps.settings.chainId, transaction, resource.ledgerOwner?.(id) ?? `x402:${id}`);
+  const settlement: SettleResult = { success: true, transaction, network: offer.requirements.network, payer: proof.authorization.from };
+  const settled = {
     ...record,
-    state: 'settled',
-    transaction: settlement.transaction.toLowerCase(),
-    payer: (settlement.payer ?? proof.authorization.from).toLowerCase(),
+    state: 'settled' as const,
+    transaction,
+    blockNumber: payment.blockNumber,
+    payer: proof.authorization.from.toLowerCase(),
     network: offer.requirements.network,
     responseHeaders: await settledHeaders(deps, proof, offer, settlement),
     leaseUntil: deps.clock.now() + ANSWER_LEASE_MS,
@@ -293,24 +327,30 @@ const markSettled = async (deps: AppDeps, offer: Offer, proof: Proof, id: string
   return paidOutcome(settled, id);
 };
 
-/** Whether the proof's authorization was used on chain, and by which transaction (the one kept on the record if the chain does not say). */
-const onChain = async (deps: AppDeps, offer: Offer, proof: Proof, record: ProofRecord): Promise<SettleResult | undefined> => {
-  const { from, nonce } = proof.authorization;
-  const use = await deps.x402.authorizationUse(offer.usdc, from, nonce);
-  if (!use.used) return undefined;
-  return { success: true, transaction: use.transaction ?? record.transaction ?? '', network: offer.requirements.network, payer: from };
+/** A proof refused for good: its record says why, and the proof is answered so from now on. */
+const markFailed = async (deps: AppDeps, offer: Offer, id: string, record: ProofRecord, etag: string, reason: PaymentRefusal, transaction?: string): Promise<GateOutcome> => {
+  const failed: ProofRecord = { ...record, state: 'failed', reason, ...(transaction && { transaction: transaction.toLowerCase() }) };
+  await deps.claims.replace(id, failed, etag).catch(() => undefined);
+  return offer.challenge(reason);
+};
+
+/** What the chain says became of the proof's authorization (`hint`: the transaction believed to have used it). */
+const outcomeOnChain = (deps: AppDeps, offer: Offer, proof: Proof, resource: PaidResource, hint?: string): Promise<AuthorizationOutcome> => {
+  const { from, nonce, value } = proof.authorization;
+  return deps.x402.authorizationOutcome(offer.usdc, { from, to: resource.payTo, value, nonce }, hint);
 };
 
 /** Settles a proof whose record (`settling`, at `etag`) this request holds, and records how it ended. */
-const settleClaimed = async (deps: AppDeps, offer: Offer, proof: Proof, id: string, record: ProofRecord, etag: string): Promise<GateOutcome> => {
+const settleClaimed = async (deps: AppDeps, offer: Offer, proof: Proof, resource: PaidResource, id: string, record: ProofRecord, etag: string): Promise<GateOutcome> => {
   let settlement: SettleResult;
   try {
     settlement = await deps.settler.settle(proof.payload, offer.requirements);
   } catch (error) {
-    // How it ended is unknown: the chain tells whether the authorization was used (it is used once at most).
-    const used = await onChain(deps, offer, proof, record).catch(() => null);
-    if (used) return markSettled(deps, offer, proof, id, record, etag, used);
-    if (used === undefined) {
+    // How it ended is unknown: the chain tells whether the authorization paid (it is used once at most).
+    const outcome = await outcomeOnChain(deps, offer, proof, resource, record.transaction).catch(() => null);
+    if (outcome?.state === 'paid') return markSettled(deps, offer, proof, resource, id, record, etag, outcome);
+    if (outcome?.state === 'spent') return markFailed(deps, offer, id, record, etag, 'nonce_used');
+    if (outcome?.state === 'unused') {
       // Not used: nothing moved, and the proof may come again.
       await deps.claims.delete(id, id, etag).catch(() => undefined);
     } else {
@@ -320,31 +360,43 @@ const settleClaimed = async (deps: AppDeps, offer: Offer, proof: Proof, id: stri
     }
     throw unavailable(error);
   }
-  if (!settlement.success) {
-    if (settlement.errorReason === 'settlement_pending') {
-      // Sent, not yet mined: the record stays `settling` (409 to the same proof) with its transaction, until
-      // its lease ends and the proof's next coming asks the chain how it went.
-      const pending: ProofRecord = { ...record, leaseUntil: deps.clock.now() + SETTLEMENT_LEASE_MS, ...(settlement.transaction && { transaction: settlement.transaction.toLowerCase() }) };
-      await deps.claims.replace(id, pending, etag).catch(() => undefined);
-      throw new DependencyUnavailableError('x402', `the payment was sent (${settlement.transaction}) and is not confirmed yet`);
-    }
-    // Refused, but perhaps because it went through meanwhile (by a settlement before this one).
-    const used = await onChain(deps, offer, proof, record).catch(() => undefined);
-    if (used) return markSettled(deps, offer, proof, id, record, etag, used);
-    const reason = refusalOf(settlement.errorReason, 'settlement_failed');
-    const failed: ProofRecord = { ...record, state: 'failed', reason, ...(settlement.transaction && { transaction: settlement.transaction.toLowerCase() }) };
-    await deps.claims.replace(id, failed, etag).catch(() => undefined);
-    return offer.challenge(reason);
+  const sent = settlement.transaction ? settlement.transaction.toLowerCase() : undefined;
+  if (!settlement.success && settlement.errorReason === 'settlement_pending') return keepPending(deps, id, record, etag, sent);
+  // Success or refusal, the chain decides: a settler's word is not a transfer, and a refusal may
+  // come after the authorization went through meanwhile (by a settlement before this one).
+  let outcome: AuthorizationOutcome;
+  try {
+    outcome = await outcomeOnChain(deps, offer, proof, resource, sent);
+  } catch (error) {
+    if (!settlement.success) return markFailed(deps, offer, id, record, etag, refusalOf(settlement.errorReason, 'settlement_failed'), sent);
+    // Reported paid, and the chain cannot say yet: asked again on the proof's next coming.
+    return keepPending(deps, id, record, etag, sent, error);
   }
-  return markSettled(deps, offer, proof, id, record, etag, settlement);
+  if (outcome.state === 'paid') return markSettled(deps, offer, proof, resource, id, record, etag, outcome);
+  if (outcome.state === 'spent') return markFailed(deps, offer, id, record, etag, settlement.success ? 'settlement_failed' : 'nonce_used', sent);
+  // Unused: refused, nothing moved; or reported paid by a transaction not mined (yet) where this node sees it.
+  if (settlement.success) return keepPending(deps, id, record, etag, sent);
+  return markFailed(deps, offer, id, record, etag, refusalOf(settlement.errorReason, 'settlement_failed'), sent);
+};
+
+/**
+ * Sent, not confirmed yet: the record stays `settling` (409 to the same proof) with its
+ * transaction, until its lease ends and the proof's next coming asks the chain how it went.
+ */
+const keepPending = async (deps: AppDeps, id: string, record: ProofRecord, etag: string, transaction: string | undefined, cause?: unknown): Promise<never> => {
+  const pending: ProofRecord = { ...record, leaseUntil: deps.clock.now() + SETTLEMENT_LEASE_MS, ...(transaction && { transaction }) };
+  await deps.claims.replace(id, pending, etag).catch(() => undefined);
+  if (cause) throw unavailable(cause);
+  throw new DependencyUnavailableError('x402', `the payment was sent (${transaction ?? 'no transaction named'}) and is not confirmed yet`);
 };
 
 /**
  * A record left `settling` past its lease (its settlement pending, or its run gone): the chain says
- * how it went. Used: settled, with the transaction kept or found. Not used: settled again while the
- * authorization is valid, else released (nothing moved).
+ * how it went. Paid: settled, by the transaction whose transfer paid it. Spent without that transfer:
+ * refused for good. Not used: settled again while the authorization is valid, else released
+ * (nothing moved).
  */
-const recoverSettling = async (deps: AppDeps, offer: Offer, proof: Proof, id: string, record: ProofRecord, etag: string): Promise<GateOutcome> => {
+const recoverSettling = async (deps: AppDeps, offer: Offer, proof: Proof, resource: PaidResource, id: string, record: ProofRecord, etag: string): Promise<GateOutcome> => {
   let held: string;
   const taken: ProofRecord = { ...record, leaseUntil: deps.clock.now() + SETTLEMENT_LEASE_MS };
   try {
@@ -352,16 +404,17 @@ const recoverSettling = async (deps: AppDeps, offer: Offer, proof: Proof, id: st
   } catch {
     throw stillRunning();
   }
-  const used = await onChain(deps, offer, proof, record).catch((error: unknown) => {
+  const outcome = await outcomeOnChain(deps, offer, proof, resource, record.transaction).catch((error: unknown) => {
     throw unavailable(error);
   });
-  if (used) return markSettled(deps, offer, proof, id, taken, held, used);
+  if (outcome.state === 'paid') return markSettled(deps, offer, proof, resource, id, taken, held, outcome);
+  if (outcome.state === 'spent') return markFailed(deps, offer, id, taken, held, 'nonce_used');
   const nowSeconds = Math.floor(deps.clock.now() / 1000);
   if (BigInt(proof.authorization.validBefore) < BigInt(nowSeconds + SETTLEMENT_MARGIN_SECONDS)) {
     await deps.claims.delete(id, id, held).catch(() => undefined);
     return offer.challenge('expired_authorization');
   }
-  return settleClaimed(deps, offer, proof, id, taken, held);
+  return settleClaimed(deps, offer, proof, resource, id, taken, held);
 };
 
 /**
@@ -391,9 +444,14 @@ export const requirePayment = async (deps: AppDeps, headers: Headers, resource: 
   if (refusal) return offer.challenge(refusal);
   // An authorization valid for far longer than asked: its record would outlive what a store keeps.
   if (BigInt(validBefore) > BigInt(Math.floor(deps.clock.now() / 1000) + MAX_TIMEOUT_SECONDS + VALID_BEFORE_SLACK_SECONDS)) return offer.challenge('invalid_payment');
-  const verdict = await deps.settler.verify(proof.payload, offer.requirements).catch((error: unknown) => {
+  // The same proof sent at once may have been settled by another request meanwhile: its nonce is then
+  // used, and the facilitator refuses (or fails) to verify it. That request's record answers.
+  const verdict = await deps.settler.verify(proof.payload, offer.requirements).catch(async (error: unknown) => {
+    if (await deps.claims.get(id, id)) return undefined;
     throw unavailable(error);
   });
+  if (!verdict?.isValid && (await deps.claims.get(id, id))) return answerFromRecord(deps, offer, proof, resource, id);
+  if (!verdict) throw stillRunning();
   if (!verdict.isValid) return offer.challenge(refusalOf(verdict.invalidReason, 'invalid_payment'));
   // The facilitator recovered the signer: it must be the account the authorization spends from.
   if (verdict.payer?.toLowerCase() !== from.toLowerCase()) return offer.challenge('invalid_signature');
@@ -411,16 +469,64 @@ export const requirePayment = async (deps: AppDeps, headers: Headers, resource: 
     state: 'settling',
     leaseUntil: now + SETTLEMENT_LEASE_MS,
   };
-  let etag: string;
+  // The settlement's gas is the relayer's: a unit of its daily budget (503 once spent), given back if nothing is sent.
+  const unit = await takeSettlementUnit(deps);
+  const claimed = await takeClaim(deps.claims, record).catch(async (error: unknown) => {
+    await unit.giveBack();
+    throw error;
+  });
+  if (!claimed.taken) {
+    await unit.giveBack();
+    return answerFromRecord(deps, offer, proof, resource, id);
+  }
+  return spentIfSent(deps, unit, id, settleClaimed(deps, offer, proof, resource, id, record, claimed.etag));
+};
+
+/**
+ * A settlement's outcome, with its budget unit given back when no transaction can have been sent:
+ * its record released (the authorization unused) or failed without a transaction. A settlement that
+ * may be on its way (pending, or its end unknown) keeps the unit.
+ */
+const spentIfSent = async (deps: AppDeps, unit: RelayerUnit, id: string, settling: Promise<GateOutcome>): Promise<GateOutcome> => {
+  const giveBackIfUnsent = async () => {
+    const record = (await deps.claims.get(id, id))?.value as ProofRecord | undefined;
+    if (!record || (record.state === 'failed' && !record.transaction)) await unit.giveBack();
+  };
   try {
-    etag = await deps.claims.create(id, record);
+    const outcome = await settling;
+    if (outcome.kind !== 'paid') await giveBackIfUnsent().catch(() => undefined);
+    return outcome;
   } catch (error) {
-    if (error instanceof DuplicateKeyError) return answerFromRecord(deps, offer, proof, resource, id);
+    await giveBackIfUnsent().catch(() => undefined);
     throw error;
   }
-
-  return settleClaimed(deps, offer, proof, id, record, etag);
 };
+
+/**
+ * Answer fields that hold a secret. An answer kept for its proof is given to whoever sends that proof
+ * again, and the proof is no secret (a remote facilitator sees it): such an answer never holds one.
+ */
+const SECRET_FIELDS = new Set(['apiKey', 'webhookSecret', 'secret', 'privateKey']);
+
+/** Where a body holds a secret-named field, as dotted paths (none: it may be kept for replays). */
+const secretPathsOf = (value: unknown, path = ''): string[] => {
+  if (Array.isArray(value)) return value.flatMap((item, index) => secretPathsOf(item, `${path}${index}.`));
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([name, inner]) => (SECRET_FIELDS.has(name) ? [`${path}${name}`] : secretPathsOf(inner, `${path}${name}.`)));
+};
+
+/** A body without its secret-named fields (at any depth). */
+const withoutSecrets = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(withoutSecrets);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([name]) => !SECRET_FIELDS.has(name)).map(([name, inner]) => [name, withoutSecrets(inner)]));
+};
+
+/**
+ * A stored answer as it may be given again: records kept before answers were checked for secrets
+ * (a subscription's key) lose them here, until those records expire.
+ */
+export const replayable = (reply: GateReply): GateReply => (secretPathsOf(reply.body).length === 0 ? reply : { ...reply, body: withoutSecrets(reply.body) });
 
 /**
  * The 200 answer remembered for the proof in `headers`, if it was settled and answered before:
@@ -444,18 +550,25 @@ export const storedAnswerFor = async (deps: AppDeps, headers: Headers): Promise<
   if (!record?.answer || record.state !== 'settled' || record.signature !== signature.toLowerCase()) return undefined;
   // The very authorization it paid with, for the resource it paid for (a record without its terms: by signature only).
   if (record.terms !== undefined && record.terms !== termsOf(authorization, record.owner)) return undefined;
-  return record.answer;
+  return replayable(record.answer);
 };
 
-/** Stores the 200 answer for a settled proof, so a replay of the same proof gets it again. */
-export const rememberAnswer = (deps: AppDeps, proofKey: string, reply: { status: number; body: unknown; headers: Record<string, string> }): Promise<void> =>
-  withEtagRetry<void>(
+/**
+ * Stores the answer a replay of a settled proof gets: the caller's 200 without what it showed once.
+ * `replay` is that answer, made by the caller; one that holds a secret-named field anywhere (`apiKey`,
+ * `webhookSecret`, …) is refused before anything is written, so no secret is kept by mistake.
+ */
+export const rememberAnswer = (deps: AppDeps, proofKey: string, replay: GateReply): Promise<void> => {
+  const secrets = secretPathsOf(replay.body);
+  if (secrets.length > 0) return Promise.reject(new Error(`an answer kept for replays may hold no secret (${secrets.join(', ')}): pass the answer without it`));
+  return withEtagRetry<void>(
     async ({ write }) => {
       const stored = await deps.claims.get(proofKey, proofKey);
       if (!stored) return;
       const { leaseUntil: _lease, ...record } = stored.value as ProofRecord;
-      const answered: ProofRecord = { ...record, state: 'settled', answer: { status: reply.status, body: reply.body, headers: reply.headers } };
+      const answered: ProofRecord = { ...record, state: 'settled', answer: { status: replay.status, body: replay.body, headers: replay.headers } };
       await write(() => deps.claims.replace(proofKey, answered, stored.etag));
     },
     { exhausted: () => undefined },
   );
+};

@@ -10,10 +10,11 @@ import { newReceiptId } from '../../domain/receipt';
 import { slugClaimId } from '../../domain/shop';
 import { X402_ORDER_BOUNDS, X402OrderRequest, usdcOfCents } from '../../domain/x402-requests';
 import { paymentUri, type PaymentRecord, type Quote } from '../../domain/payment';
-import { shopSigningKeyId } from '../api-keys';
+import { formatUnits } from '../../domain/units';
 import type { AppDeps } from '../deps';
 import { prepareOrder, priceLines, storePricedReceipt } from '../orders';
 import { changeStatus } from '../receipt-status';
+import { receiptOwner } from '../payments/ledger';
 import { commitStock } from '../payments/stock';
 import { BoundedCache } from '../bounded-cache';
 import { X402_HEADERS } from '../../domain/x402';
@@ -84,29 +85,39 @@ export const x402Order = async (deps: AppDeps, headers: { get(name: string): str
   const { merchant, split, lines } = await prepareOrder(deps, wallet, { items: request.items, jurisdictionCode: request.jurisdictionCode });
   const { priced } = priceLines(merchant, split, { lines, jurisdictionCode: request.jurisdictionCode });
   const amount = usdcOfCents(priced.totalCents);
-  if (amount < X402_ORDER_BOUNDS.min || amount > X402_ORDER_BOUNDS.max) {
-    throw new DomainError('invalid_input', 'items: an x402 order totals between 0.10 and 100,000 USDC', { field: 'items', amount: amount.toString() });
+  // The floor is the deployment's (its settlement's gas), never below the interface document's.
+  const minimum = deps.settings.relayer.x402MinOrder > X402_ORDER_BOUNDS.min ? deps.settings.relayer.x402MinOrder : X402_ORDER_BOUNDS.min;
+  if (amount < minimum || amount > X402_ORDER_BOUNDS.max) {
+    throw new DomainError('invalid_input', `items: an x402 order totals between ${formatUnits(minimum, 6)} and ${formatUnits(X402_ORDER_BOUNDS.max, 6)} USDC`, {
+      field: 'items',
+      amount: amount.toString(),
+      minimum: minimum.toString(),
+    });
   }
 
+  // The receipt's id follows from the proof: a run cut short after settlement and let through again
+  // (see GateOutcome) finds the receipt it made, so one payment never makes two receipts; the
+  // settlement's transaction is claimed for that receipt in the payment ledger before it is paid.
+  const receiptIdOf = (proofKey: string) => newReceiptId(createHash('sha256').update(proofKey).digest('hex').slice(0, 16));
   const gate = await requirePayment(deps, headers, {
     resource: `${deps.settings.baseUrl}/api/x402/orders`,
     description: `Order from ${merchant.shop.branding.name || request.shopSlug}`,
     payTo: split.address.toLowerCase(),
     amount,
+    ledgerOwner: (proofKey) => receiptOwner({ wallet, receiptId: receiptIdOf(proofKey) }),
   });
   if (gate.kind === 'challenge' && !carriesProof(headers)) cache.set(key, gate.reply, deps.clock.now());
   if (gate.kind !== 'paid') return gate.reply;
 
-  // The receipt's id follows from the proof: a run cut short after settlement and let through again
-  // (see GateOutcome) finds the receipt it made, so one payment never makes two receipts.
-  const receipt = await storePricedReceipt(deps, { wallet, subscriptionId: await shopSigningKeyId(deps, wallet) }, merchant, split, {
+  // No key created it: the shop's webhook signing secret signs its webhooks.
+  const receipt = await storePricedReceipt(deps, { wallet, subscriptionId: null }, merchant, split, {
     lines,
     jurisdictionCode: request.jurisdictionCode,
     source: 'order',
-    receiptId: newReceiptId(createHash('sha256').update(gate.proofKey).digest('hex').slice(0, 16)),
+    receiptId: receiptIdOf(gate.proofKey),
   });
   const now = deps.clock.now();
-  const record: PaymentRecord = { txHash: gate.transaction, token: 'USDC', payer: gate.payer, amount: amount.toString(), expected: amount.toString(), blockNumber: 0, outcome: 'paid', at: now };
+  const record: PaymentRecord = { txHash: gate.transaction, token: 'USDC', payer: gate.payer, amount: amount.toString(), expected: amount.toString(), blockNumber: gate.blockNumber, outcome: 'paid', at: now };
   const outcome = await changeStatus(deps, {
     wallet,
     receiptId: receipt.receiptId,

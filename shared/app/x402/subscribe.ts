@@ -2,7 +2,9 @@
  * `POST /api/x402/subscribe`: an agent buys itself an API key. `starter` is free and needs only a
  * proof of the wallet (sign-in-with-x), one per wallet; `pro` and `enterprise` are paid in USDC to
  * the platform's recipient and set the wallet's plan for 30 days (paying again extends it), so the
- * keys the wallet makes later come on that plan too. The key is in this answer and nowhere else.
+ * keys the wallet makes later come on that plan too. The key is in this answer and nowhere else: the
+ * answer kept for the proof's replays (anyone who sends the proof again, which a remote facilitator
+ * sees) is the subscription without it.
  */
 import { DomainError, describeZodError } from '../../domain/errors';
 import { currentPlanOf, newMerchant, type Merchant } from '../../domain/merchant';
@@ -16,12 +18,12 @@ import {
   usdcOfCents,
   type SubscriptionPlan,
 } from '../../domain/x402-requests';
-import { DuplicateKeyError } from '../../ports/errors';
 import { ZERO_ADDRESS } from '../../domain/payment';
 import { createMerchantKey } from '../api-keys';
 import type { AppDeps } from '../deps';
+import { takeClaim } from '../claims';
 import { withEtagRetry, isEtagMismatchOrDuplicate } from '../etag-retry';
-import { rememberAnswer, requirePayment } from './gate';
+import { rememberAnswer, replayable, requirePayment } from './gate';
 import { verifySignInWithX } from './siwx';
 
 /** Headers with nothing in them: a challenge is asked for without reading any proof. */
@@ -45,10 +47,7 @@ const rank = { pro: 1, enterprise: 2 } as const;
  */
 export const extendPlan = async (deps: Pick<AppDeps, 'merchants' | 'claims' | 'clock'>, wallet: string, plan: Exclude<SubscriptionPlan, 'starter'>, proofKey: string) => {
   const once = `x402-plan:${proofKey}`;
-  try {
-    await deps.claims.create(once, { id: once, owner: wallet, createdAt: deps.clock.now() });
-  } catch (error) {
-    if (!(error instanceof DuplicateKeyError)) throw error;
+  if (!(await takeClaim(deps.claims, { id: once, owner: wallet, createdAt: deps.clock.now() })).taken) {
     // This payment extended the plan already (a run cut short and let through again): no second term.
     return (await deps.merchants.get(wallet, wallet))?.value.plan?.expiresAt ?? null;
   }
@@ -84,6 +83,12 @@ const result = (plan: SubscriptionPlan, key: { key: { id: string }; apiKey: stri
   expiresAt,
 });
 
+/** What the same proof gets again: the subscription without its key, which was shown once. */
+const replayOf = ({ apiKey: _shownOnce, ...subscription }: Omit<ReturnType<typeof result>, 'apiKey'> & { apiKey?: string }) => ({
+  ...subscription,
+  message: `This payment's key was shown once, in the first answer, and is not shown again. ${subscription.expiresAt === null ? `The wallet's ${subscription.plan} plan does not end` : `The ${subscription.plan} plan runs until ${new Date(subscription.expiresAt).toISOString()}`}.`,
+});
+
 export const x402Subscribe = async (deps: AppDeps, headers: { get(name: string): string | null }, body: unknown) => {
   const { planKey } = parse(body);
   const resource = `${deps.settings.baseUrl}/api/x402/subscribe`;
@@ -103,11 +108,8 @@ export const x402Subscribe = async (deps: AppDeps, headers: { get(name: string):
       throw new DomainError('conflict', `this wallet is on the ${currentPlanOf(merchant, deps.clock.now())} plan already`, { field: 'planKey' });
     }
     const claimId = starterClaimId(wallet);
-    try {
-      await deps.claims.create(claimId, { id: claimId, owner: wallet, createdAt: deps.clock.now() });
-    } catch (error) {
-      if (error instanceof DuplicateKeyError) throw new DomainError('conflict', 'this wallet already has its starter key', { field: 'planKey' });
-      throw error;
+    if (!(await takeClaim(deps.claims, { id: claimId, owner: wallet, createdAt: deps.clock.now() })).taken) {
+      throw new DomainError('conflict', 'this wallet already has its starter key', { field: 'planKey' });
     }
     // The wallet's one starter key is used only when a key is issued.
     const key = await createMerchantKey(deps, wallet, { scopes: [...scopes] }).catch(async (error: unknown) => {
@@ -122,16 +124,35 @@ export const x402Subscribe = async (deps: AppDeps, headers: { get(name: string):
   const amount = usdcOfCents(subscriptionPrices[planKey] * 100);
   if (amount < X402_SUBSCRIPTION_BOUNDS.min || amount > X402_SUBSCRIPTION_BOUNDS.max) throw new Error(`the ${planKey} price is outside the subscription bounds`);
   const gate = await requirePayment(deps, headers, { resource, description: `The ${planKey} plan for 30 days`, payTo: payTo.toLowerCase(), amount });
+  if (gate.kind === 'replay') return replayable(gate.reply);
   if (gate.kind !== 'paid') return { status: gate.reply.status, body: gate.reply.body, headers: gate.reply.headers };
 
   const wallet = gate.payer.toLowerCase();
   const expiresAt = await extendPlan(deps, wallet, planKey, gate.proofKey);
-  const key = await createMerchantKey(deps, wallet, { scopes: [...scopes] });
-  const paid = {
-    status: 200,
-    body: result(planKey, key, expiresAt, `${expiresAt === null ? `The wallet's ${planKey} plan does not end` : `The ${planKey} plan runs until ${new Date(expiresAt).toISOString()}; pay again to extend it`}. Keep the key: it is shown once.`),
-    headers: gate.responseHeaders,
-  };
-  await rememberAnswer(deps, gate.proofKey, paid);
-  return paid;
+  const key = await issuePlanKey(deps, wallet, gate.proofKey);
+  const answer =
+    'apiKey' in key
+      ? result(planKey, key, expiresAt, `${expiresAt === null ? `The wallet's ${planKey} plan does not end` : `The ${planKey} plan runs until ${new Date(expiresAt).toISOString()}; pay again to extend it`}. Keep the key: it is shown once.`)
+      : replayOf(result(planKey, { key: { id: key.subscriptionId }, apiKey: '' }, expiresAt, ''));
+  await rememberAnswer(deps, gate.proofKey, { status: 200, body: replayOf(answer), headers: gate.responseHeaders });
+  return { status: 200, body: answer, headers: gate.responseHeaders };
+};
+
+/**
+ * The one key a payment buys: the run of the proof that takes its claim issues it, and names it on
+ * the claim. A run let through again after one that stopped before its answer was stored (the proof
+ * is no secret: a remote facilitator sees it) gets the key's id and no key; the wallet makes more
+ * keys in the console. A key that could not be made gives the claim back.
+ */
+export const issuePlanKey = async (deps: AppDeps, wallet: string, proofKey: string): Promise<{ key: { id: string }; apiKey: string } | { subscriptionId: string }> => {
+  const id = `x402-key:${proofKey}`;
+  const claim = { id, owner: '', createdAt: deps.clock.now() };
+  const claimed = await takeClaim(deps.claims, claim);
+  if (!claimed.taken) return { subscriptionId: claimed.held?.value.owner ?? '' };
+  const key = await createMerchantKey(deps, wallet, { scopes: [...scopes] }).catch(async (error: unknown) => {
+    await deps.claims.delete(id, id).catch(() => false);
+    throw error;
+  });
+  await deps.claims.replace(id, { ...claim, owner: key.key.id }, claimed.etag).catch(() => undefined);
+  return key;
 };

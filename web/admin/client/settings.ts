@@ -2,11 +2,13 @@
  * Shop settings in the browser: each section's form is sent as the groups it replaces
  * (`POST /api/shop/config`); the branding preview follows the inputs as they change (colours through
  * the CSSOM, as the payment page sets them); tax rates are added from the catalog and removed; the
- * fee's worked example is recomputed as the fee is typed.
+ * fee's worked example is recomputed as the fee is typed. A webhook signing secret, made by saving
+ * the first webhook URL or by the rotate button (which asks first), is shown once with a copy button
+ * until the merchant says it is saved.
  */
 import { brandProperties } from '../../portal/colors';
 import { feeExampleTable } from '../fees';
-import { api, busy, byId, clearErrors, reloadWith, showError, status } from './kit';
+import { api, busy, byId, clearErrors, reloadWith, say, showError, status } from './kit';
 
 type Body = Record<string, unknown>;
 
@@ -75,11 +77,88 @@ const sectionNames: Record<string, string> = {
   'reserve-form': 'reserve',
 };
 
+// ---- The webhook signing secret, shown once ----
+
+const revealSecret = (secret: string, message: string) => {
+  const reveal = byId('secret-reveal');
+  const value = byId<HTMLInputElement>('secret-value');
+  if (!reveal || !value) return;
+  value.value = secret;
+  reveal.hidden = false;
+  // What the page said of the secret before is out of date until the reload that follows.
+  for (const id of ['secret-rotate-form', 'signing-secret-facts', 'signing-secret-none']) {
+    const element = byId(id);
+    if (element) element.hidden = true;
+  }
+  value.focus();
+  value.select();
+  say(message);
+};
+
+const wireSecret = () => {
+  const value = byId<HTMLInputElement>('secret-value');
+  byId('secret-copy')?.addEventListener('click', async () => {
+    const line = byId('secret-copy-status');
+    try {
+      await navigator.clipboard.writeText(value?.value ?? '');
+      if (line) line.textContent = 'Copied to the clipboard.';
+    } catch {
+      // Without clipboard access (an insecure origin, a denied permission): selected, for Ctrl+C.
+      value?.focus();
+      value?.select();
+      if (line) line.textContent = 'Selected: press Ctrl+C (⌘C) to copy.';
+    }
+  });
+  byId('secret-done')?.addEventListener('click', () => {
+    if (value) value.value = '';
+    reloadWith('Signing secret saved. It is not shown again.', `${location.pathname}#webhook`);
+  });
+  const form = byId<HTMLFormElement>('secret-rotate-form');
+  if (!form) return;
+  const submit = form.querySelector<HTMLButtonElement>('button[type="submit"]')!;
+  const make = async () => {
+    clearErrors(form);
+    const done = busy(submit, 'Making the secret…');
+    const answer = await api<{ webhookSecret: string }>('POST', form.dataset.url ?? '');
+    done();
+    if (!answer.ok) {
+      showError(form, answer);
+      return;
+    }
+    revealSecret(answer.json.webhookSecret, 'New signing secret made. It is shown once: copy it now.');
+  };
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const dialog = byId<HTMLDialogElement>('rotate-dialog');
+    if (form.dataset.confirm !== 'true' || !dialog || typeof dialog.showModal !== 'function') {
+      void make();
+      return;
+    }
+    dialog.returnValue = '';
+    dialog.addEventListener(
+      'close',
+      () => {
+        if (dialog.returnValue === 'rotate') void make();
+        else submit.focus();
+      },
+      { once: true },
+    );
+    dialog.showModal();
+  });
+};
+
 const save = async (form: HTMLFormElement, button: HTMLButtonElement) => {
   clearErrors(form);
   const done = busy(button, 'Saving…');
   status(form.id, 'Saving…');
-  const answer = await api('POST', form.dataset.endpoint ?? '', bodies[form.id]!(form));
+  const answer = await api<{ webhookSecret?: string }>('POST', form.dataset.endpoint ?? '', bodies[form.id]!(form));
+  if (answer.ok && answer.json.webhookSecret) {
+    // The first webhook URL made the shop's signing secret: shown now, once, before the page reloads.
+    done();
+    status(form.id, 'Saved the webhook.');
+    revealSecret(answer.json.webhookSecret, 'Saved the webhook, and made its signing secret. It is shown once: copy it now.');
+    return;
+  }
   if (answer.ok) {
     const section = form.closest('section');
     reloadWith(`Saved the ${sectionNames[form.id] ?? 'settings'}.`, `${location.pathname}${section ? `#${section.id}` : ''}`);
@@ -238,6 +317,7 @@ export const enhanceSettings = () => {
     updatePreview(branding);
   }
   wireTax();
+  wireSecret();
   const fee = byId<HTMLFormElement>('fee-form');
   fee?.addEventListener('input', () => updateFeeExample(fee));
 };

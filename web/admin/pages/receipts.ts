@@ -112,17 +112,21 @@ type Deliveries = Awaited<ReturnType<typeof listDeliveries>>;
 
 type KeyViews = Awaited<ReturnType<typeof listMerchantKeys>>['keys'];
 
-/** The key that signed an attempt, by its prefix, marked when it has been revoked since. */
-const signerCell = (id: string | null, keys: KeyViews): Html => {
-  const key = id ? keys.find((candidate) => candidate.id === id) : undefined;
+/** The key that signed an attempt, by its prefix, marked when it has been revoked since; or the webhook signing secret. */
+const signerCell = (attempt: Deliveries['deliveries'][number], keys: KeyViews): Html => {
+  if (attempt.signedWithSecret) return `<span class="mono" title="Your webhook signing secret">${esc(attempt.signedWithSecret)}…</span>`;
+  const key = attempt.signedBy ? keys.find((candidate) => candidate.id === attempt.signedBy) : undefined;
   if (!key) return '<span class="empty">none</span>';
   return `<span class="mono">${esc(key.prefix)}…</span>${key.status === 'revoked' ? ' <span class="badge badge-danger">revoked</span>' : ''}`;
 };
 
 const deliveriesPanel = (receiptId: string, log: Deliveries, keys: KeyViews): Html => {
   const signing = log.signingKey;
+  const secret = log.signingSecret;
   const keyNote = !signing
-    ? notice('warning', '<p>No API key signs this receipt’s webhooks, so they cannot be sent. Create a key on the API keys page.</p>')
+    ? secret
+      ? `<p class="hint">No API key made this receipt: its webhooks are signed with your webhook signing secret <span class="mono">${esc(secret.prefix)}…</span>${secret.previous ? `, and the previous one, <span class="mono">${esc(secret.previous.prefix)}…</span>, beside it until ${utcTime(secret.previous.until)}` : ''}.</p>`
+      : notice('warning', `<p>No API key made this receipt, and your shop has no webhook signing secret yet, so its webhooks cannot be sent. <a href="${adminPath('settings')}#webhook">Make one in Settings</a>, then redeliver.</p>`)
     : signing.revoked
       ? notice('warning', `<p id="revoked-signer"><strong>Signed by a revoked key</strong> (<span class="mono">${esc(signing.prefix)}…</span>). Its webhooks still verify with that key. <a href="${adminPath('api-keys')}">Roll the key</a> to sign them with one of your active keys.</p>`)
       : `<p class="hint">Signed with your key <span class="mono">${esc(signing.prefix)}…</span>: your receiver verifies the signature with that key.</p>`;
@@ -139,7 +143,7 @@ const deliveriesPanel = (receiptId: string, log: Deliveries, keys: KeyViews): Ht
 <td data-label="Outcome">${attempt.state === 'delivered' ? '<span class="badge badge-success">Delivered</span>' : attempt.state === 'failed' ? '<span class="badge badge-danger">Failed</span>' : '<span class="badge">Sending</span>'}</td>
 <td data-label="Answer">${attempt.httpStatus !== null ? `HTTP ${attempt.httpStatus}` : ''}${attempt.error ? ` <span class="hint">${esc(attempt.error)}</span>` : ''}</td>
 <td class="num" data-label="Time">${attempt.durationMs !== null ? `${attempt.durationMs} ms` : ''}</td>
-<td data-label="Signed by">${signerCell(attempt.signedBy, keys)}</td>
+<td data-label="Signed by">${signerCell(attempt, keys)}</td>
 <td>${
             index === attempts.length - 1
               ? `<button class="button button-small" type="button"${attrs({ 'data-redeliver': url, 'aria-label': `Redeliver event ${eventId.slice(0, 8)}` })}>Redeliver</button>`

@@ -1,17 +1,20 @@
 /**
  * Shop settings: how the payment page looks (with a live preview of its header), tax defaults from
  * the tax catalog, the processing fee (with a worked example of what a buyer pays), the directory
- * listing, the default webhook URL and the reserve's target ratios. Each section is a form of its
- * own that replaces its groups of the shop configuration (`POST /api/shop/config`).
+ * listing, the default webhook URL with the webhook signing secret, and the reserve's target ratios.
+ * Each section is a form of its own that replaces its groups of the shop configuration
+ * (`POST /api/shop/config`); the signing secret is made there or rotated by its own button, and shown
+ * once, as an API key is.
  */
 import { loadMerchant } from '../../../shared/app/merchants';
 import { currentPricing } from '../../../shared/app/pricing';
 import { getTaxCatalog } from '../../../shared/app/site-config';
 import { industryPacks, type ShopConfig } from '../../../shared/domain/shop';
+import { WEBHOOK_SECRET_OVERLAP_MS, toWebhookSigningView, type WebhookSigning } from '../../../shared/domain/webhook-secret';
 import { splitRecipients } from '../../../shared/domain/split';
 import { routes } from '../../../shared/http/routes';
 import { EXAMPLE_ITEMS_CENTS, feeExampleTable, percent } from '../fees';
-import { attrs, checkbox, errorSlot, esc, field, fieldId, formStatus, notice, panel, select, usd, type AdminPage, type Html, type PageContext } from '../kit';
+import { attrs, checkbox, errorSlot, esc, field, fieldId, formStatus, notice, panel, select, usd, utcTime, type AdminPage, type Html, type PageContext } from '../kit';
 
 const endpoint = routes.shopConfigUpdate.path;
 
@@ -178,17 +181,64 @@ ${select({ name: 'directory.industryPack', label: 'Industry', value: directory.i
   );
 };
 
-const webhookSection = (config: ShopConfig, development: boolean): Html =>
+const overlapHours = WEBHOOK_SECRET_OVERLAP_MS / 3_600_000;
+
+/** The secret shown once, when it is made: saved by the merchant, then gone from the page. */
+const secretReveal: Html = `<section id="secret-reveal" class="key-reveal" aria-labelledby="secret-reveal-title" hidden tabindex="-1">
+<h3 id="secret-reveal-title">Your webhook signing secret</h3>
+${notice('warning', '<p><strong>Copy it now: it is not shown again.</strong> Your receiver checks signatures with it; anyone holding it can forge your webhooks.</p>')}
+<div class="field">
+<label for="secret-value">Signing secret</label>
+<div class="copy-row">
+<input id="secret-value" class="mono" type="text" readonly autocomplete="off" spellcheck="false">
+<button class="button" type="button" id="secret-copy">Copy</button>
+</div>
+<p class="form-status" id="secret-copy-status" role="status" aria-live="polite"></p>
+</div>
+<div class="actions"><button class="button button-primary" type="button" id="secret-done">I have saved it</button></div>
+</section>`;
+
+const signingSecretBlock = (signing: WebhookSigning | undefined, now: number): Html => {
+  const view = signing ? toWebhookSigningView(signing, now) : null;
+  const facts = view
+    ? `<div id="signing-secret-facts"><dl class="facts">
+<dt>Current secret</dt><dd><span class="mono">${esc(view.prefix)}…</span>, made ${utcTime(view.createdAt)}</dd>
+${view.previous ? `<dt>Previous secret</dt><dd><span class="mono">${esc(view.previous.prefix)}…</span> still signs beside it until ${utcTime(view.previous.until)}</dd>` : ''}
+</dl></div>`
+    : notice('info', '<p>No signing secret yet: one is made when you save a webhook URL, or make one now. Until then, webhooks of receipts made here and by agents cannot be sent.</p>', { id: 'signing-secret-none' });
+  return `<div class="signing-secret" id="signing-secret">
+<h3>Signing secret</h3>
+<p>Webhooks of receipts no API key created (sales at the terminal, agents’ orders) are signed with this secret; a receipt your backend creates with a key is signed with that key. It is shown once, when it is made.</p>
+${facts}
+<form id="secret-rotate-form" novalidate${attrs({ 'data-url': routes.consoleWebhookSecretRotate.path, 'data-confirm': view ? 'true' : undefined })}>
+<div class="actions"><button class="button" type="submit">${view ? 'Rotate the secret' : 'Make a signing secret'}</button></div>
+${view ? `<p class="hint">A rotation makes a new secret; for ${overlapHours} hours every delivery is signed with both, so your receiver can switch without missing an event.</p>` : ''}
+${formStatus('secret-rotate-form')}
+</form>
+${secretReveal}
+</div>
+<dialog id="rotate-dialog" aria-labelledby="rotate-title" aria-describedby="rotate-text">
+<h2 id="rotate-title">Rotate the signing secret?</h2>
+<p id="rotate-text">A new secret is made and shown once. For ${overlapHours} hours every delivery is signed with both the old and the new one; after that, only the new one signs.</p>
+<form method="dialog" class="actions">
+<button class="button button-primary" type="submit" value="rotate">Rotate</button>
+<button class="button" type="submit" value="cancel" autofocus>Cancel</button>
+</form>
+</dialog>`;
+};
+
+const webhookSection = (config: ShopConfig, signing: WebhookSigning | undefined, development: boolean, now: number): Html =>
   panel(
     'webhook',
     'Webhook',
-    sectionForm(
+    `${sectionForm(
       'webhook-form',
       `<div class="fields">
-${field({ name: 'webhookUrl', label: 'Default webhook URL', value: config.webhookUrl, type: 'url', inputmode: 'url', placeholder: 'https://…', hint: `Receipt status changes are sent here, signed with your API key, unless a receipt names its own URL. ${development ? 'Locally, http and local addresses are allowed.' : 'It must be https on a public address.'} Leave empty for none.` })}
+${field({ name: 'webhookUrl', label: 'Default webhook URL', value: config.webhookUrl, type: 'url', inputmode: 'url', placeholder: 'https://…', hint: `Receipt status changes are sent here, unless a receipt names its own URL. ${development ? 'Locally, http and local addresses are allowed.' : 'It must be https on a public address.'} Leave empty for none.` })}
 </div>`,
       'Save webhook',
-    ),
+    )}
+${signingSecretBlock(signing, now)}`,
   );
 
 const reserveSection = (config: ShopConfig, symbols: readonly string[]): Html =>
@@ -206,7 +256,7 @@ ${errorSlot('reserveRatios')}`,
     ),
   );
 
-const render = async ({ deps, wallet }: PageContext): Promise<Html> => {
+const render = async ({ deps, wallet, now }: PageContext): Promise<Html> => {
   const [merchant, pricing] = await Promise.all([loadMerchant(deps, wallet), currentPricing(deps, deps.settings.brandKey)]);
   const config = merchant.shop;
   // The fee's example uses the split's shares, or those a split deployed now would have.
@@ -231,7 +281,7 @@ const render = async ({ deps, wallet }: PageContext): Promise<Html> => {
     taxSection(config),
     feeSection(config, feeBps),
     directorySection(config, merchant.split !== null),
-    webhookSection(config, deps.settings.development),
+    webhookSection(config, merchant.webhookSigning, deps.settings.development, now),
     reserveSection(config, symbols.length > 0 ? symbols : ['USDC', 'USDT', 'ETH']),
   ].join('\n');
 };

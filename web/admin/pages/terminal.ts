@@ -3,7 +3,6 @@
  * processing fee); the screen shows its payment link as a QR code for the buyer's phone and turns to
  * "Paid" when the payment is seen on chain.
  */
-import { shopSigningKeyId } from '../../../shared/app/api-keys';
 import { loadMerchant } from '../../../shared/app/merchants';
 import { routes } from '../../../shared/http/routes';
 import { adminPath, attrs, esc, field, formStatus, notice, panel, type AdminPage, type Html } from '../kit';
@@ -35,8 +34,8 @@ export const terminalPage: AdminPage = {
   label: 'Terminal',
   intro: 'Take a payment in person: enter the amount, show the QR code, and see it paid.',
   render: async ({ deps, wallet }) => {
-    const [merchant, signer] = await Promise.all([loadMerchant(deps, wallet), shopSigningKeyId(deps, wallet)]);
-    const signingKey = signer ? await deps.subscriptions.get(signer) : undefined;
+    const merchant = await loadMerchant(deps, wallet);
+    const signing = merchant.webhookSigning?.current;
     const ready = Boolean(merchant.split);
     const form = `<form id="terminal-form" novalidate${attrs({ 'data-url': routes.consoleReceiptsTerminal.path, 'data-poll': routes.consoleReceiptsGet.path, 'data-receipts': adminPath('receipts') })}>
 <fieldset${ready ? '' : ' disabled'}>
@@ -54,7 +53,7 @@ ${panel(
   'terminal',
   'Amount',
   `${form}
-${signingKey ? `<p class="hint">Webhooks of these receipts are signed with your newest key, <span class="mono">${esc(signingKey.keyPrefix)}…</span>.</p>` : `<p class="hint">These receipts send no webhooks until you create an API key (its key signs them).</p>`}`,
+${signing ? `<p class="hint">Webhooks of these receipts are signed with your webhook signing secret, <span class="mono">${esc(signing.prefix)}…</span>.</p>` : `<p class="hint">These receipts send no webhooks until you <a href="${adminPath('settings')}#webhook">make a webhook signing secret</a> (it signs them).</p>`}`,
 )}
 ${saleScreen}`;
   },

@@ -1,0 +1,85 @@
+/**
+ * An x402 order's settlement in the payment ledger, on the run's chain with a real split: its
+ * transaction is claimed for the order's receipt, so reported for another receipt of the shop it
+ * pays nothing there, and the receipt records the block it was mined in (reconciliation counts
+ * only distributions after it).
+ */
+import { x402Client } from '@x402/core/client';
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { type JsonRpcProvider } from 'ethers';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { EvmChain } from '../../shared/adapters/evm/chain';
+import { createProvider } from '../../shared/adapters/evm/provider';
+import { inProcessSettler } from '../../shared/adapters/x402/in-process-settler';
+import { x402Protocol } from '../../shared/adapters/x402/protocol';
+import type { AppDeps } from '../../shared/app/deps';
+import { upsertInventoryItem } from '../../shared/app/inventory-upsert';
+import { quoteFor } from '../../shared/app/payments/portal';
+import { verifyPayment } from '../../shared/app/payments/verify';
+import { createReceipt } from '../../shared/app/receipts';
+import { x402Order } from '../../shared/app/x402/orders';
+import { memoryDeps } from '../../shared/composition';
+import { InventoryUpsertInput } from '../../shared/domain/inventory';
+import { slugClaimId } from '../../shared/domain/shop';
+import { chainWithOwnFeed, merchantWithSplit, payingSettings, testAccounts } from '../support/chain-merchant';
+
+const local = inject('chain');
+let provider: JsonRpcProvider;
+let chain: EvmChain;
+let deps: AppDeps;
+let accounts: Awaited<ReturnType<typeof testAccounts>>;
+
+beforeAll(async () => {
+  provider = createProvider(local.rpcUrl, local.chainId);
+  accounts = await testAccounts(provider);
+  const own = await chainWithOwnFeed(() => accounts.newWallet());
+  chain = own.chain;
+  const relayer = await accounts.newWallet();
+  const base = memoryDeps({ chain });
+  deps = memoryDeps({
+    chain,
+    settler: inProcessSettler({ rpcUrl: local.rpcUrl, chainId: local.chainId, relayerPrivateKey: relayer.privateKey }),
+    x402: x402Protocol({ rpcUrl: local.rpcUrl, chainId: local.chainId }),
+    settings: { ...payingSettings(base.settings, own.ethUsdFeed), baseUrl: 'http://localhost:7071' },
+  });
+});
+afterAll(() => {
+  chain?.destroy();
+  provider?.destroy();
+});
+
+describe('an x402 order in the payment ledger', () => {
+  it('its transaction pays its own receipt, at its real block; reported for another receipt of the shop it is transaction_already_used', async () => {
+    const { merchant, split } = await merchantWithSplit(deps, chain);
+    const slug = `ledger-${Date.now()}`;
+    await deps.claims.create(slugClaimId(slug), { id: slugClaimId(slug), owner: merchant, createdAt: Date.now() });
+    await upsertInventoryItem(deps, merchant, InventoryUpsertInput.parse({ sku: 'MUG', name: 'A mug', priceUsd: 5, stockQty: 3 }));
+    const body = { shopSlug: slug, items: [{ sku: 'MUG', qty: 1 }] };
+    const challenge = await x402Order(deps, new Headers(), body);
+    const payer = await accounts.newWallet([local.usdc]);
+    const client = new x402Client();
+    registerExactEvmScheme(client, { signer: privateKeyToAccount(payer.privateKey as `0x${string}`) });
+    client.setSpendControls(false);
+    const proof = await client.createPaymentPayload(decodePaymentRequiredHeader(challenge.headers['PAYMENT-REQUIRED']!));
+    const paid = await x402Order(deps, new Headers({ 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(proof) }), body);
+    expect(paid.status).toBe(200);
+    const { receiptId, transactionHash } = (paid.body as { receipt: { receiptId: string; transactionHash: string } }).receipt;
+    const mined = await provider.getTransactionReceipt(transactionHash);
+    const order = (await deps.receipts.get(merchant, receiptId))!.value;
+    expect(order.payments).toEqual([expect.objectContaining({ txHash: transactionHash, outcome: 'paid', blockNumber: mined!.blockNumber })]);
+    expect(mined!.blockNumber).toBeGreaterThan(0);
+
+    // Another receipt of the shop, for less: the settlement's transfer to the split would cover it.
+    const other = `ledger-other-${Date.now()}`;
+    await createReceipt(deps, { wallet: merchant, subscriptionId: null }, { id: other, lineItems: [{ label: 'Tea', priceUsd: 4 }], totalUsd: 4 });
+    const quote = await quoteFor(deps, other, 'USDC');
+    expect(quote.payTo).toBe(split);
+    await expect(verifyPayment(deps, other, transactionHash)).rejects.toMatchObject({ code: 'transaction_already_used' });
+    expect((await deps.receipts.get(merchant, other))!.value).toMatchObject({ status: 'pending' });
+    expect((await deps.receipts.get(merchant, other))!.value.payments ?? []).toEqual([]);
+    // Its own receipt, asked again by hash: recorded already.
+    expect(await verifyPayment(deps, receiptId, transactionHash)).toMatchObject({ outcome: 'already_recorded', recorded: 'paid' });
+  });
+});
