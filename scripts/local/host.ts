@@ -27,7 +27,7 @@ import {
   jsonHeaders,
 } from '../../shared/http/headers';
 import type { HttpFunction } from '../../shared/http/function';
-import type { IncomingCall } from '../../shared/http/incoming';
+import { CLIENT_ADDRESS_HEADER, type IncomingCall } from '../../shared/http/incoming';
 import { matchRoute, type RouteSpec } from '../../shared/http/routes';
 
 export interface LocalHostOptions {
@@ -135,10 +135,11 @@ export const createLocalHost = ({ deps, routes, functions, log = () => {} }: Loc
     for (const name of [...WALLET_HEADERS, SUBSCRIPTION_HEADER]) headers.delete(name);
     url.searchParams.delete('wallet');
     headers.set(CORRELATION_HEADER, correlationId);
-    // As API Management does: the peer the call came from is appended, after whatever the client sent,
-    // and only that last entry is believed (clientAddressOf).
+    // As API Management does: the peer the call came from is the client's address, set over whatever
+    // the client sent (clientAddressOf).
     const peer = (request.socket.remoteAddress ?? '').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
-    if (peer) headers.set('x-forwarded-for', [headers.get('x-forwarded-for'), peer].filter(Boolean).join(', '));
+    headers.delete(CLIENT_ADDRESS_HEADER);
+    if (peer) headers.set(CLIENT_ADDRESS_HEADER, peer);
 
     if (matched.route.auth.kind === 'key') {
       const apiKey = API_KEY_HEADERS.map((name) => firstHeader(request.headers[name])).find(Boolean);

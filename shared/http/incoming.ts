@@ -12,14 +12,17 @@ export interface IncomingCall {
   text(maxBytes: number): Promise<string>;
 }
 
+/** The header in which the gateway tells the backend the client's address (over any client value). */
+export const CLIENT_ADDRESS_HEADER = 'x-client-address';
+
 /**
- * The client's address as the gateway saw it, or null: the last `X-Forwarded-For` entry, the one the
- * gateway appended for the peer it took the call from (API Management does, and so does the local
- * host). Every entry before it is whatever the client sent. An IPv4 address may carry a port; a last
- * entry that is no IP address is null, never an earlier entry. Only informative (a provider's risk
- * screening): never used to decide access.
+ * The client's address as the gateway saw it, or null: `x-client-address`, which API Management (and
+ * the local host, in its place) sets over whatever the client sent. X-Forwarded-For is not read: its
+ * first entries are the client's own words, and its last is whichever front end forwarded the call
+ * last (App Service's own, behind the gateway). An IPv4 address may carry a port; a value that is no
+ * IP address is null. Only informative (a provider's risk screening): never used to decide access.
  */
 export const clientAddressOf = (headers: IncomingCall['headers']): string | null => {
-  const last = headers.get('x-forwarded-for')?.split(',').at(-1)?.trim().replace(/^(\d+\.\d+\.\d+\.\d+):\d+$/, '$1') ?? '';
-  return ipFamily(last) === 0 ? null : last;
+  const value = headers.get(CLIENT_ADDRESS_HEADER)?.trim().replace(/^(\d+\.\d+\.\d+\.\d+):\d+$/, '$1') ?? '';
+  return ipFamily(value) === 0 ? null : value;
 };

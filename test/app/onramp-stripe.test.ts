@@ -79,10 +79,10 @@ describe('Stripe as the card on-ramp', () => {
     expect(await receiptOf(id)).toMatchObject({ onrampSessionId: session.sessionId, isOnrampSessionUnique: true });
   });
 
-  it("names the client by the X-Forwarded-For entry the gateway appended, not a spoofed first one", async () => {
+  it("names the client by the address the gateway set (x-client-address), not a forwarded entry the client or a front end wrote", async () => {
     setDeps(deps);
     const id = await newReceipt();
-    const answer = await invoke('portal-onramp', { method: 'POST', path: `/api/portal/${id}/onramp`, headers: { 'x-forwarded-for': '6.6.6.6, 203.0.113.7' } });
+    const answer = await invoke('portal-onramp', { method: 'POST', path: `/api/portal/${id}/onramp`, headers: { 'x-forwarded-for': '6.6.6.6, 10.1.2.3', 'x-client-address': '203.0.113.7' } });
     expect(answer.status).toBe(200);
     expect(fake.requests.at(-1)!.form).toMatchObject({ customer_ip_address: '203.0.113.7', 'metadata[receiptId]': id });
   });

@@ -164,24 +164,20 @@ describe('the local host’s per-address limit on the x402 routes', () => {
   });
 });
 
-describe('the client’s address (X-Forwarded-For)', () => {
-  const headers = (forwardedFor?: string) => ({ get: (name: string) => (name.toLowerCase() === 'x-forwarded-for' ? (forwardedFor ?? null) : null) });
+describe('the client’s address (x-client-address, the gateway’s word)', () => {
+  const headers = (values: Record<string, string>) => ({ get: (name: string) => values[name.toLowerCase()] ?? null });
 
-  it('is the entry the gateway appended, the last: a client’s own entries before it are not believed', async () => {
+  it('is the address the gateway set: X-Forwarded-For, the client’s own words and the front ends’, is not read', async () => {
     const { clientAddressOf } = await import('../../shared/http/incoming');
-    expect(clientAddressOf(headers('6.6.6.6, 203.0.113.9'))).toBe('203.0.113.9');
-    expect(clientAddressOf(headers('6.6.6.6,10.0.0.1 ,  203.0.113.9'))).toBe('203.0.113.9');
-    expect(clientAddressOf(headers('203.0.113.9'))).toBe('203.0.113.9');
+    expect(clientAddressOf(headers({ 'x-client-address': '203.0.113.9' }))).toBe('203.0.113.9');
     // An address with its port (as some front ends write it), and IPv6.
-    expect(clientAddressOf(headers('6.6.6.6, 203.0.113.9:51234'))).toBe('203.0.113.9');
-    expect(clientAddressOf(headers('6.6.6.6, 2001:db8::7'))).toBe('2001:db8::7');
-    // A last entry that is no address is no address: never the client's first one instead.
-    for (const value of ['203.0.113.9, not-an-ip', '203.0.113.9,', '', undefined]) {
-      expect(clientAddressOf(headers(value)), String(value)).toBeNull();
-    }
+    expect(clientAddressOf(headers({ 'x-client-address': '203.0.113.9:51234' }))).toBe('203.0.113.9');
+    expect(clientAddressOf(headers({ 'x-client-address': '2001:db8::7' }))).toBe('2001:db8::7');
+    expect(clientAddressOf(headers({ 'x-forwarded-for': '6.6.6.6, 203.0.113.9' }))).toBeNull();
+    for (const value of ['not-an-ip', '6.6.6.6, 7.7.7.7', '']) expect(clientAddressOf(headers({ 'x-client-address': value })), value).toBeNull();
   });
 
-  it('is appended by the local host, as API Management appends it: the TCP peer, whatever the client sent', async () => {
+  it('is set by the local host, as API Management sets it: the TCP peer, whatever the client sent', async () => {
     const { createLocalHost } = await import('../../scripts/local/host');
     const { clientAddressOf } = await import('../../shared/http/incoming');
     const { httpFunctions } = await import('../../shared/http/function');
@@ -193,17 +189,16 @@ describe('the client’s address (X-Forwarded-For)', () => {
     // The gateway's part only: a public route answers the address its handler reads.
     const echo: HttpFunction = {
       options: { handler: async () => ({ status: 200 }) },
-      call: async (request) => ({ status: 200, body: JSON.stringify({ address: clientAddressOf(request.headers), forwarded: request.headers.get('x-forwarded-for') }), headers: { 'content-type': 'application/json' } }),
+      call: async (request) => ({ status: 200, body: JSON.stringify({ address: clientAddressOf(request.headers) }), headers: { 'content-type': 'application/json' } }),
     };
     const server = createLocalHost({ deps, routes: allRoutes, functions: new Map([...httpFunctions, ['auth-nonce', echo]]) });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const call = async (forwardedFor?: string) =>
-      (await (await fetch(`${url}/api/auth/nonce`, { headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } })).json()) as { address: string | null; forwarded: string | null };
+    const call = async (sent: Record<string, string> = {}) => ((await (await fetch(`${url}/api/auth/nonce`, { headers: sent })).json()) as { address: string | null }).address;
     try {
-      expect(await call()).toEqual({ address: '127.0.0.1', forwarded: '127.0.0.1' });
-      expect(await call('6.6.6.6')).toEqual({ address: '127.0.0.1', forwarded: '6.6.6.6, 127.0.0.1' });
-      expect(await call('6.6.6.6, 7.7.7.7')).toEqual({ address: '127.0.0.1', forwarded: '6.6.6.6, 7.7.7.7, 127.0.0.1' });
+      expect(await call()).toBe('127.0.0.1');
+      expect(await call({ 'x-forwarded-for': '6.6.6.6' })).toBe('127.0.0.1');
+      expect(await call({ 'x-client-address': '6.6.6.6', 'x-forwarded-for': '6.6.6.6, 7.7.7.7' })).toBe('127.0.0.1');
     } finally {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -22,6 +22,7 @@ import {
   checkNamedValues,
   checkRateLimit,
   checkSubscriptionStamp,
+  checkClientAddress,
   checkWellFormed,
   checkX402RateLimit,
   type PolicyContext,
@@ -52,6 +53,10 @@ describe('API Management policies', () => {
 
   it('stamp x-subscription-id from context.Subscription.Id after the checks', () => {
     expect(checkSubscriptionStamp(files)).toEqual([]);
+  });
+
+  it('decide the client address once and tell the backend in x-client-address, over any client value', () => {
+    expect(checkClientAddress(files)).toEqual([]);
   });
 
   it('require the edge secret when an edge proxy is configured and refuse it otherwise', () => {
@@ -112,8 +117,8 @@ describe('the policy checks fail on a broken copy', () => {
   it('a policy removed or changed: the keyless rate limit', () => {
     const removed = brokenCopy(files, 'api.xml', /<when condition="@\(context\.Subscription == null\)">[\s\S]*?<\/choose>\s*<\/when>/);
     expect(checkKeylessRateLimit(removed)).toEqual(['api.xml: calls without a key (context.Subscription == null) get no rate-limit-by-key']);
-    const shared = brokenCopy(files, 'api.xml', /counter-key='@\("\{\{edge-proxy-enabled\}\}"[^']*'/, 'counter-key="keyless"');
-    expect(checkKeylessRateLimit(shared)).toEqual(['api.xml: the keyless rate limit is not keyed by the client address (context.Request.IpAddress)']);
+    const shared = brokenCopy(files, 'api.xml', /counter-key='@\(\(string\)context\.Variables\["clientAddress"\]\)'/, 'counter-key="keyless"');
+    expect(checkKeylessRateLimit(shared)).toEqual(['api.xml: the keyless rate limit is not keyed by the client address (clientAddress)']);
     const fixed = brokenCopy(files, 'api.xml', 'value="@({{keyless-calls-per-minute}})"', 'value="@(120)"');
     expect(checkKeylessRateLimit(fixed)).toEqual(['api.xml: the keyless rate limit does not take its calls from the named value keyless-calls-per-minute (through callsPerMinute)']);
   });
@@ -121,11 +126,11 @@ describe('the policy checks fail on a broken copy', () => {
   it('a policy removed or changed: the x402 rate limit', () => {
     const removed = brokenCopy(files, 'api.xml', /<choose>\s*<when condition='@\("\{\{x402-operations\}\}"[\s\S]*?<\/choose>/);
     expect(checkX402RateLimit(removed)).toEqual(['api.xml: the x402 routes (x402-operations) get no rate-limit-by-key of their own among the calls without a key']);
-    const shared = brokenCopy(files, 'api.xml', `counter-key='@("x402:" + (`, `counter-key='@((`);
+    const shared = brokenCopy(files, 'api.xml', `counter-key='@("x402:" + (string)`, `counter-key='@((string)`);
     expect(checkX402RateLimit(shared)).toEqual(['api.xml: the x402 rate limit is not its own counter per client address ("x402:" + the address)']);
     const keyless = brokenCopy(files, 'api.xml', 'value="@({{x402-calls-per-minute}})"', 'value="@({{keyless-calls-per-minute}})"');
     expect(checkX402RateLimit(keyless)).toEqual(['api.xml: the x402 rate limit does not take its calls from the named value x402-calls-per-minute (through callsPerMinute)']);
-    const instead = brokenCopy(files, 'api.xml', /<rate-limit-by-key [^>]*counter-key='@\("\{\{edge-proxy-enabled\}\}"[^>]*\/>/);
+    const instead = brokenCopy(files, 'api.xml', /<rate-limit-by-key [^>]*counter-key='@\(\(string\)context\.Variables\["clientAddress"\]\)'[^>]*\/>/);
     expect(checkX402RateLimit(instead)).toEqual(['api.xml: the x402 rate limit replaces or precedes the keyless one; both must count']);
   });
 
@@ -141,6 +146,11 @@ describe('the policy checks fail on a broken copy', () => {
   it('a policy removed: the wallet query parameter strip', () => {
     const copy = brokenCopy(files, 'global.xml', /<set-query-parameter name="wallet" exists-action="delete" \/>/);
     expect(checkHeaderHygiene(copy)).toEqual(['global.xml: inbound does not remove the wallet query parameter']);
+  });
+
+  it('a policy removed: the x-client-address stamp', () => {
+    const copy = brokenCopy(files, 'api.xml', /<set-header name="x-client-address" exists-action="override">[\s\S]*?<\/set-header>/);
+    expect(checkClientAddress(copy)).toEqual(['api.xml: x-client-address is not set (override) from clientAddress']);
   });
 
   it('a policy removed: the x-subscription-id stamp', () => {

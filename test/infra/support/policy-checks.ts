@@ -123,6 +123,29 @@ export const checkSubscriptionStamp = (files: PolicyFiles): string[] => {
   return problems;
 };
 
+/** The client's address as the policies name it: the variable decided once from the caller. */
+const CLIENT_ADDRESS = /\(string\)context\.Variables\["clientAddress"\]/;
+
+/**
+ * The client's address is decided once, in the variable clientAddress (from context.Request.IpAddress,
+ * or the edge proxy's entry), before the limits count by it, and told to the backend in
+ * x-client-address over any client value: the backend believes no X-Forwarded-For entry.
+ */
+export const checkClientAddress = (files: PolicyFiles): string[] => {
+  const api = parsed(files).get('api.xml');
+  const inbound = section(api, 'inbound');
+  if (!api || !inbound) return ['api.xml: missing or not parsed'];
+  const decided = descendants(inbound, 'set-variable').find((element) => element.attributes.name === 'clientAddress');
+  if (!decided || !/context\.Request\.IpAddress/.test(decided.attributes.value ?? '')) return ['api.xml: the client address (clientAddress) is not decided from context.Request.IpAddress'];
+  const problems: string[] = [];
+  const stamp = setHeaders(inbound, 'x-client-address').find((element) => element.attributes['exists-action'] === 'override' && CLIENT_ADDRESS.test(textOf(element)));
+  if (!stamp) problems.push('api.xml: x-client-address is not set (override) from clientAddress');
+  const at = order(api);
+  const limit = descendants(inbound, 'rate-limit-by-key').find((element) => CLIENT_ADDRESS.test(element.attributes['counter-key'] ?? ''));
+  if (limit && at(limit) < at(decided)) problems.push('api.xml: a rate limit counts by clientAddress before it is decided');
+  return problems;
+};
+
 /** With an edge proxy, x-edge-secret must equal the named value; without one, nobody may send it. */
 export const checkEdgeSecret = (files: PolicyFiles): string[] => {
   const problems: string[] = [];
@@ -200,7 +223,7 @@ export const checkKeylessRateLimit = (files: PolicyFiles): string[] => {
   const limit = keyless && descendants(keyless, 'rate-limit-by-key')[0];
   if (!keyless || !limit) return ['api.xml: calls without a key (context.Subscription == null) get no rate-limit-by-key'];
   const problems: string[] = [];
-  if (!/context\.Request\.IpAddress/.test(limit.attributes['counter-key'] ?? '')) problems.push('api.xml: the keyless rate limit is not keyed by the client address (context.Request.IpAddress)');
+  if (!CLIENT_ADDRESS.test(limit.attributes['counter-key'] ?? '')) problems.push('api.xml: the keyless rate limit is not keyed by the client address (clientAddress)');
   if (limit.attributes['renewal-period'] !== '60') problems.push('api.xml: the keyless rate limit renewal-period is not 60 seconds');
   const quota = descendants(keyless, 'set-variable').find((element) => element.attributes.name === 'callsPerMinute');
   if (!quota || quota.attributes.value !== '@({{keyless-calls-per-minute}})' || !/callsPerMinute/.test(limit.attributes.calls ?? '')) {
@@ -232,7 +255,7 @@ export const checkX402RateLimit = (files: PolicyFiles): string[] => {
   if (!x402 || !limit) return ['api.xml: the x402 routes (x402-operations) get no rate-limit-by-key of their own among the calls without a key'];
   const problems: string[] = [];
   const key = limit.attributes['counter-key'] ?? '';
-  if (!/context\.Request\.IpAddress/.test(key) || !/^@\("x402:" \+/.test(key)) problems.push('api.xml: the x402 rate limit is not its own counter per client address ("x402:" + the address)');
+  if (!CLIENT_ADDRESS.test(key) || !/^@\("x402:" \+/.test(key)) problems.push('api.xml: the x402 rate limit is not its own counter per client address ("x402:" + the address)');
   if (limit.attributes['renewal-period'] !== '60') problems.push('api.xml: the x402 rate limit renewal-period is not 60 seconds');
   const quota = descendants(x402, 'set-variable').find((element) => element.attributes.name === 'callsPerMinute');
   if (!quota || quota.attributes.value !== '@({{x402-calls-per-minute}})' || !/callsPerMinute/.test(limit.attributes.calls ?? '')) {
