@@ -5,11 +5,7 @@
  * but nothing reached the shop: no order, no plan, no key, no proof. Runs on a chain of its own with
  * automine off, so this file orders the transactions of a block.
  */
-import { x402Client } from '@x402/core/client';
-import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { Contract, Signature, Wallet, type HDNodeWallet, hexlify, randomBytes, toQuantity, type JsonRpcProvider } from 'ethers';
-import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_RELAYER, startAnvil, type RunningAnvil } from '../../scripts/local/anvil';
 import { deployLocalContracts, type LocalContracts } from '../../scripts/local/deploy-contracts';
@@ -29,6 +25,7 @@ import { paymentProofClaimId, type PaymentPayload } from '../../shared/domain/x4
 import { slugClaimId } from '../../shared/domain/shop';
 import type { PaymentSettler } from '../../shared/ports/payment-settler';
 import { transferWithAuthorization } from '../support/eip3009';
+import { protocolProof, v2ProofHeader } from '../support/x402';
 
 const BASE_URL = 'http://localhost:7071';
 const GWEI = 10n ** 9n;
@@ -80,12 +77,7 @@ const newPayer = async (funds = 500_000_000n) => {
 };
 
 /** A v2 proof made by the protocol's own client for the resource's challenge. */
-const proofFor = async (payer: HDNodeWallet, challenge: string): Promise<PaymentPayload> => {
-  const client = new x402Client();
-  registerExactEvmScheme(client, { signer: privateKeyToAccount(payer.privateKey as `0x${string}`) });
-  client.setSpendControls(false);
-  return (await client.createPaymentPayload(decodePaymentRequiredHeader(challenge))) as unknown as PaymentPayload;
-};
+const proofFor = (payer: HDNodeWallet, challenge: string): Promise<PaymentPayload> => protocolProof(payer.privateKey, challenge);
 
 interface Authorization {
   from: string;
@@ -154,7 +146,7 @@ const frontRunBy = (payer: HDNodeWallet, how: Spoiler): PaymentSettler => ({
   },
 });
 
-const headerOf = (payload: PaymentPayload) => new Headers({ 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload as never) });
+const headerOf = (payload: PaymentPayload) => new Headers(v2ProofHeader(payload));
 
 /** A shop with a split (an address here: the USDC goes to it) and an item priced 2.50. */
 const shop = async (deps: AppDeps) => {

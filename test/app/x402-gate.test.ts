@@ -5,10 +5,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { x402Client } from '@x402/core/client';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { PaymentRequiredV1Schema, PaymentRequiredV2Schema } from '@x402/core/schemas';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { createSIWxPayload, encodeSIWxHeader, type CompleteSIWxInfo, type EVMSigner } from '@x402/extensions/sign-in-with-x';
 import { privateKeyToAccount } from 'viem/accounts';
 import { Contract, ContractFactory, NonceManager, Signature, Wallet, hexlify, randomBytes, toQuantity, verifyTypedData, type BaseWallet, type JsonRpcProvider } from 'ethers';
@@ -32,6 +30,7 @@ import { DomainError } from '../../shared/domain/errors';
 import { paymentProofClaimId, type PaymentPayload } from '../../shared/domain/x402';
 import type { PaymentSettler } from '../../shared/ports/payment-settler';
 import { transferWithAuthorization } from '../support/eip3009';
+import { protocolProof } from '../support/x402';
 
 const local = inject('chain');
 const usdcAddress = local.usdc.toLowerCase();
@@ -94,13 +93,7 @@ const challengeOf = async (deps: AppDeps, resource: PaidResource) =>
   decodePaymentRequiredHeader(challenged(await requirePayment(deps, headers(), resource)).headers['PAYMENT-REQUIRED']!);
 
 /** A v2 proof made by the protocol's own client for the challenge. */
-const clientProof = async (payer: BaseWallet, deps: AppDeps, resource: PaidResource): Promise<PaymentPayload> => {
-  const client = new x402Client();
-  registerExactEvmScheme(client, { signer: privateKeyToAccount(payer.privateKey as `0x${string}`) });
-  // The local token is in no default asset list: no spending cap applies to it.
-  client.setSpendControls(false);
-  return (await client.createPaymentPayload(await challengeOf(deps, resource))) as unknown as PaymentPayload;
-};
+const clientProof = async (payer: BaseWallet, deps: AppDeps, resource: PaidResource): Promise<PaymentPayload> => protocolProof(payer.privateKey, await challengeOf(deps, resource));
 
 const v2Header = (payload: unknown) => ({ 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload as never) });
 const v1Header = (payload: unknown) => ({ 'X-PAYMENT': Buffer.from(JSON.stringify(payload)).toString('base64') });

@@ -4,11 +4,7 @@
  * pays nothing there, and the receipt records the block it was mined in (reconciliation counts
  * only distributions after it).
  */
-import { x402Client } from '@x402/core/client';
-import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { type JsonRpcProvider } from 'ethers';
-import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EvmChain } from '../../shared/adapters/evm/chain';
 import { createProvider } from '../../shared/adapters/evm/provider';
@@ -24,6 +20,7 @@ import { memoryDeps } from '../../shared/composition';
 import { InventoryUpsertInput } from '../../shared/domain/inventory';
 import { slugClaimId } from '../../shared/domain/shop';
 import { chainWithOwnFeed, merchantWithSplit, payingSettings, testAccounts } from '../support/chain-merchant';
+import { protocolProof, v2ProofHeader } from '../support/x402';
 
 const local = inject('chain');
 let provider: JsonRpcProvider;
@@ -59,11 +56,8 @@ describe('an x402 order in the payment ledger', () => {
     const body = { shopSlug: slug, items: [{ sku: 'MUG', qty: 1 }] };
     const challenge = await x402Order(deps, new Headers(), body);
     const payer = await accounts.newWallet([local.usdc]);
-    const client = new x402Client();
-    registerExactEvmScheme(client, { signer: privateKeyToAccount(payer.privateKey as `0x${string}`) });
-    client.setSpendControls(false);
-    const proof = await client.createPaymentPayload(decodePaymentRequiredHeader(challenge.headers['PAYMENT-REQUIRED']!));
-    const paid = await x402Order(deps, new Headers({ 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(proof) }), body);
+    const proof = await protocolProof(payer.privateKey, challenge.headers['PAYMENT-REQUIRED']!);
+    const paid = await x402Order(deps, new Headers(v2ProofHeader(proof)), body);
     expect(paid.status).toBe(200);
     const { receiptId, transactionHash } = (paid.body as { receipt: { receiptId: string; transactionHash: string } }).receipt;
     const mined = await provider.getTransactionReceipt(transactionHash);

@@ -1,6 +1,3 @@
-import { x402Client } from '@x402/core/client';
-import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { createSIWxPayload, encodeSIWxHeader, type CompleteSIWxInfo } from '@x402/extensions/sign-in-with-x';
 import { Contract, NonceManager, Wallet, toQuantity, type JsonRpcProvider } from 'ethers';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -16,7 +13,8 @@ import { extendPlan, issuePlanKey, x402Subscribe } from '../../shared/app/x402/s
 import { memoryDeps } from '../../shared/composition';
 import { newMerchant } from '../../shared/domain/merchant';
 import { SUBSCRIPTION_TERM_MS } from '../../shared/domain/x402-requests';
-import { paymentProofClaimId, type PaymentPayload } from '../../shared/domain/x402';
+import { paymentProofClaimId } from '../../shared/domain/x402';
+import { protocolProof, v2ProofHeader } from '../support/x402';
 
 /** The subscription rules that need no chain: plan terms per payment, and the starter plan's one key. */
 const NOW = 1_800_000_000_000;
@@ -134,13 +132,10 @@ describe('a paid subscription given again', () => {
     await (await usdc.getFunction('mint').send(payer.address, 400_000_000n)).wait();
     const challenge = await x402Subscribe(deps, new Headers(), { planKey: 'pro' });
     expect(challenge.status).toBe(402);
-    const client = new x402Client();
-    registerExactEvmScheme(client, { signer: privateKeyToAccount(payer.privateKey as `0x${string}`) });
-    client.setSpendControls(false);
-    const payload = (await client.createPaymentPayload(decodePaymentRequiredHeader(challenge.headers['PAYMENT-REQUIRED']!))) as unknown as PaymentPayload;
+    const payload = await protocolProof(payer.privateKey, challenge.headers['PAYMENT-REQUIRED']!);
     const authorization = (payload.payload as { authorization: { from: string; nonce: string } }).authorization;
     const proofKey = paymentProofClaimId(chain.chainId, chain.usdc.toLowerCase(), authorization.from, authorization.nonce);
-    return { headers: new Headers({ 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload as never) }), proofKey };
+    return { headers: new Headers(v2ProofHeader(payload)), proofKey };
   };
 
   it('answers the subscription without its key: the key is shown once, and the stored answer never held it', async () => {

@@ -1,15 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { x402Client } from '@x402/core/client';
-import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { Contract, Signature, Wallet, toQuantity, type JsonRpcProvider } from 'ethers';
-import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
 import { createProvider } from '../../shared/adapters/evm/provider';
 import { call, stackEnv, startStack, stopStack, type StartedStack } from '../support/stack';
+import { protocolProof, v2ProofHeader } from '../support/x402';
 
 /**
  * Being paid for nothing, tried on `npm start` over HTTP as an agent would: a payer who spends its
@@ -49,11 +46,8 @@ const newPayer = async () => {
 const proofFor = async (payer: Wallet) => {
   const challenge = await post('/api/x402/orders', ORDER);
   expect(challenge.status).toBe(402);
-  const client = new x402Client();
-  registerExactEvmScheme(client, { signer: privateKeyToAccount(payer.privateKey as `0x${string}`) });
-  client.setSpendControls(false);
-  const payload = await client.createPaymentPayload(decodePaymentRequiredHeader(challenge.headers.get('PAYMENT-REQUIRED')!));
-  return { payload, header: { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) } };
+  const payload = await protocolProof(payer.privateKey, challenge.headers.get('PAYMENT-REQUIRED')!);
+  return { payload, header: v2ProofHeader(payload) };
 };
 
 const pending = async () => ((await provider.send('eth_getBlockByNumber', ['pending', false])) as { transactions: string[] }).transactions;
