@@ -137,6 +137,12 @@ export interface ValueMove {
   to: string;
   amount: string;
   logIndex: number;
+  /**
+   * The nonce of the EIP-3009 authorization this transfer carries out, when the token logged its
+   * `AuthorizationUsed(from, nonce)` right before it: an x402 settlement's transfer, which is that
+   * payment's whoever reports the hash.
+   */
+  authorizationNonce?: string;
 }
 
 /** A mined transaction as the verification rules need it. */

@@ -19,6 +19,7 @@ import { x402Order } from '../../shared/app/x402/orders';
 import { memoryDeps } from '../../shared/composition';
 import { InventoryUpsertInput } from '../../shared/domain/inventory';
 import { slugClaimId } from '../../shared/domain/shop';
+import type { PaymentSettler } from '../../shared/ports/payment-settler';
 import { chainWithOwnFeed, merchantWithSplit, payingSettings, testAccounts } from '../support/chain-merchant';
 import { protocolProof, v2ProofHeader } from '../support/x402';
 
@@ -47,7 +48,47 @@ afterAll(() => {
   provider?.destroy();
 });
 
+/** A shop on the run's chain with its split, a slug and an item priced 5.00; an order body for it. */
+const shop = async () => {
+  const { merchant, split } = await merchantWithSplit(deps, chain);
+  const slug = `ledger-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+  await deps.claims.create(slugClaimId(slug), { id: slugClaimId(slug), owner: merchant, createdAt: Date.now() });
+  await upsertInventoryItem(deps, merchant, InventoryUpsertInput.parse({ sku: 'MUG', name: 'A mug', priceUsd: 5, stockQty: 3 }));
+  return { merchant, split, body: { shopSlug: slug, items: [{ sku: 'MUG', qty: 1 }] } };
+};
+
+/** A pending receipt of `merchant` for `usd`, quoted in USDC (to the shop's split). */
+const quotedReceipt = async (merchant: string, usd: number) => {
+  const id = `ledger-other-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+  await createReceipt(deps, { wallet: merchant, subscriptionId: null }, { id, lineItems: [{ label: 'Tea', priceUsd: usd }], totalUsd: usd });
+  await quoteFor(deps, id, 'USDC');
+  return id;
+};
+
 describe('an x402 order in the payment ledger', () => {
+  it('its settlement reported for another receipt of the shop the moment it is mined, before the gate claims it: transaction_already_used there, and the order is paid', async () => {
+    const { merchant, body } = await shop();
+    const other = await quotedReceipt(merchant, 4);
+    let reported: unknown;
+    const racing: PaymentSettler = {
+      verify: (payload, requirements) => deps.settler.verify(payload, requirements),
+      settle: async (payload, requirements) => {
+        const settled = await deps.settler.settle(payload, requirements);
+        // Anyone watching the chain reports the transfer to the split for a receipt of their own first.
+        reported = await verifyPayment(deps, other, settled.transaction).catch((error: unknown) => error);
+        return settled;
+      },
+    };
+    const racingDeps = { ...deps, settler: racing };
+    const challenge = await x402Order(racingDeps, new Headers(), body);
+    const payer = await accounts.newWallet([local.usdc]);
+    const proof = await protocolProof(payer.privateKey, challenge.headers['PAYMENT-REQUIRED']!);
+    const paid = await x402Order(racingDeps, new Headers(v2ProofHeader(proof)), body);
+    expect(paid.status).toBe(200);
+    expect(reported).toMatchObject({ code: 'transaction_already_used' });
+    expect((await deps.receipts.get(merchant, other))!.value).toMatchObject({ status: 'pending' });
+  });
+
   it('its transaction pays its own receipt, at its real block; reported for another receipt of the shop it is transaction_already_used', async () => {
     const { merchant, split } = await merchantWithSplit(deps, chain);
     const slug = `ledger-${Date.now()}`;

@@ -62,6 +62,7 @@ const splitInterface = new Interface(splitArtifact.abi);
 const factoryInterface = new Interface(splitFactoryArtifact.abi);
 const erc20Interface = new Interface([
   'event Transfer(address indexed from, address indexed to, uint256 value)',
+  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
   'function balanceOf(address owner) view returns (uint256)',
 ]);
 // Chainlink's AggregatorV3Interface, the part the service reads, and the proxy's current aggregator.
@@ -80,6 +81,7 @@ const topicOf = (iface: Interface, event: string): string => {
 };
 
 const TRANSFER = topicOf(erc20Interface, 'Transfer');
+const AUTHORIZATION_USED = topicOf(erc20Interface, 'AuthorizationUsed');
 const PAYMENT_RECEIVED = topicOf(splitInterface, 'PaymentReceived');
 const DISTRIBUTED = topicOf(splitInterface, 'Distributed');
 const WITHDRAWN = topicOf(splitInterface, 'Withdrawn');
@@ -241,11 +243,20 @@ export class EvmChain implements Chain {
       const to = tx.to === null ? null : lower(tx.to);
       const moves: ValueMove[] = [];
       if (status === 1 && to !== null && tx.value > 0n) moves.push({ token: ZeroAddress, from: lower(tx.from), to, amount: tx.value.toString(), logIndex: -1 });
-      for (const log of receipt.logs) {
+      for (const [position, log] of receipt.logs.entries()) {
         // ETH sent straight to a split is the transaction's own value, already counted above.
         if (log.topics[0] === PAYMENT_RECEIVED && lower(log.address) === to) continue;
         const move = this.moveOf(log);
-        if (move) moves.push(move);
+        if (!move) continue;
+        // EIP-3009 tokens log AuthorizationUsed(from, nonce) right before the authorization's Transfer.
+        const before = receipt.logs[position - 1];
+        const authorized =
+          before !== undefined &&
+          lower(before.address) === move.token &&
+          before.topics[0] === AUTHORIZATION_USED &&
+          before.topics[1] !== undefined &&
+          lower(before.topics[1]) === lower(zeroPadValue(move.from, 32));
+        moves.push(authorized ? { ...move, authorizationNonce: lower(before.topics[2]!) } : move);
       }
       return { hash: lower(receipt.hash), status, from: lower(tx.from), to, data: lower(tx.data), blockNumber: receipt.blockNumber, blockTimestamp: block.timestamp, moves };
     });

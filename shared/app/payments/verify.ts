@@ -15,6 +15,7 @@ import {
   type PaymentRecord,
 } from '../../domain/payment';
 import type { PaymentAnswer } from '../../domain/portal-views';
+import { paymentProofClaimId } from '../../domain/x402';
 import type { Receipt } from '../../domain/receipt';
 import { DependencyUnavailableError } from '../../ports/errors';
 import type { AppDeps } from '../deps';
@@ -55,13 +56,23 @@ const priceIfLate = async (deps: VerifyDeps, receipt: Receipt, tx: MinedTransact
 };
 
 /**
- * The transaction without the transfers that carry another receipt's quoted amount into this split:
- * those are that receipt's payment, whoever reports the hash first.
+ * The transaction without the transfers that are someone else's payment, whoever reports the hash
+ * first: one that carries another receipt's quoted amount into this split, and one that carries out
+ * an x402 authorization the gate has a record of (claimed before it was settled, so never after a
+ * report of its hash).
  */
-const withoutOthersPayments = async (deps: VerifyDeps, receipt: Receipt, split: string, tx: MinedTransaction): Promise<MinedTransaction> => {
+const withoutOthersPayments = async (deps: VerifyDeps, receipt: Receipt, split: string, tx: MinedTransaction): Promise<MinedTransaction & { agentPayment: boolean }> => {
   const own = receiptOwner(receipt);
   const moves = [];
+  let agentPayment = false;
   for (const move of tx.moves) {
+    if (move.authorizationNonce !== undefined) {
+      const proof = paymentProofClaimId(deps.chain!.chainId, move.token, move.from, move.authorizationNonce);
+      if (await deps.claims.get(proof, proof)) {
+        agentPayment ||= move.to.toLowerCase() === split;
+        continue;
+      }
+    }
     if (move.to.toLowerCase() === split) {
       const id = quoteAmountClaimId(deps.chain!.chainId, split, move.token, move.amount);
       const claim = await deps.claims.get(id, id);
@@ -69,7 +80,7 @@ const withoutOthersPayments = async (deps: VerifyDeps, receipt: Receipt, split: 
     }
     moves.push(move);
   }
-  return { ...tx, moves };
+  return { ...tx, moves, agentPayment };
 };
 
 const recordOf = (judgement: Extract<Judgement, { quote: unknown }> | { kind: 'reverted' }, tx: MinedTransaction, now: number): PaymentRecord => {
@@ -167,6 +178,7 @@ export const verifyPayment = async (deps: VerifyDeps, receiptId: string, hash: s
     case 'unconfirmed':
       return answer('unconfirmed', receipt.status, { confirmations: first.confirmations, required: first.required });
     case 'not_a_payment':
+      if (judged.agentPayment) throw new DomainError('transaction_already_used', `transaction ${txHash} is an x402 payment, which pays its own order`, { field: 'txHash' });
       throw new DomainError('not_a_payment', first.reason, { field: 'txHash' });
     case 'before_receipt':
       throw new DomainError('not_a_payment', 'the transaction was mined before this receipt was made', { field: 'txHash' });
