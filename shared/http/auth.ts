@@ -5,6 +5,7 @@ import { resolveSession, sameSecret, sha256Hex } from '../app/auth';
 import { BoundedCache } from '../app/bounded-cache';
 import { countKeyUse } from '../app/usage';
 import { DomainError } from '../domain/errors';
+import { isId } from '../domain/ids';
 import { ID_PATTERN } from '../domain/query-params';
 import { StoreUnavailableError } from '../ports/errors';
 import { rolesOf, type Role, type Session } from '../domain/session';
@@ -161,6 +162,9 @@ export const authorize = async (deps: AppDeps, spec: RouteSpec, request: Incomin
 /** Buyers' pages are public, but each receipt may be asked about only so often (the gateway limits each address too). */
 const authorizePortal = (deps: AppDeps, request: IncomingCall): Access => {
   const receiptId = request.params.id ?? '';
+  // An id no receipt can have is answered not found without a counter: random long ids would each
+  // hold one in memory for a minute.
+  if (!isId(receiptId)) return { subscription: undefined, session: undefined, headers: {} };
   const decision = deps.rateLimiter.hit(`portal:${receiptId}`, deps.settings.portalRateLimitPerMinute, deps.clock.now());
   return { subscription: undefined, session: undefined, headers: {}, ...(!decision.allowed && { limitedUntil: decision.resetAt }) };
 };

@@ -233,6 +233,15 @@ describe.each(allStores)('payments on $name', (store) => {
     expect(await verifyPayment(deps, id, hash)).toMatchObject({ status: 'paid' });
   });
 
+  it('a USDC payment of a receipt whose ETH quote lapsed is decided while the feed cannot be read: only ETH needs the price', async () => {
+    const id = await newReceipt(30);
+    await quoteFor(lapsed(), id, 'ETH');
+    const quote = await quoteFor(deps, id, 'USDC');
+    const hash = await pay(await newWallet(), quote);
+    const feedDown = Object.assign(Object.create(chain) as EvmChain, { ethUsdPrice: () => Promise.reject(new ChainUnavailableError()) });
+    expect(await verifyPayment({ ...deps, chain: feedDown }, id, hash)).toMatchObject({ outcome: 'paid', status: 'paid' });
+  });
+
   it('the watcher does not pass a transfer whose transaction its node does not know yet', async () => {
     const id = await newReceipt();
     const quote = await quoteFor(deps, id, 'USDC');

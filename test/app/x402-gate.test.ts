@@ -738,6 +738,38 @@ describe('the relayer, when a send of its answers as if it never went', () => {
   }
 });
 
+describe('the relayer, when no send of its transaction is answered', () => {
+  it('awaits the transaction it signed (the node may have it): mined, it is the settlement, never reported failed', async () => {
+    // A node that takes every eth_sendRawTransaction and drops the connection instead of answering.
+    const server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', async () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        const forwarded = await (await fetch(local.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text();
+        if ((JSON.parse(body) as { method?: string }).method === 'eth_sendRawTransaction') return void request.socket.destroy();
+        response.writeHead(200, { 'content-type': 'application/json' }).end(forwarded);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const relayer = await fundedAccount();
+      const silent = inProcessSettler({ rpcUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, chainId: local.chainId, relayerPrivateKey: relayer.privateKey });
+      const deps = depsWith();
+      const resource = resourceFor();
+      const payer = await newPayer();
+      const proof = await clientProof(payer, deps, resource);
+      const settlement = await silent.settle(proof, proof.accepted);
+      expect(settlement).toMatchObject({ success: true, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+      expect(await provider.getTransactionCount(relayer.address)).toBe(1);
+      expect(await balanceOf(resource.payTo)).toBe(PRICE);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
 describe('a remote facilitator (X402_FACILITATOR_URL)', () => {
   let server: Server;
   let url: string;

@@ -121,3 +121,19 @@ describe('the route table', () => {
     }
   });
 });
+
+describe('the buyer’s routes', () => {
+  it('count no malformed receipt id against the per-receipt limit: 200 random long ids leave no counter behind', async () => {
+    const counted: string[] = [];
+    const limiter = deps.rateLimiter;
+    setDeps({ ...deps, rateLimiter: { hit: (key, limit, now) => (counted.push(key), limiter.hit(key, limit, now)) } });
+    for (let n = 0; n < 200; n++) {
+      const answer = await call(routes.portalGet, { id: `${'z'.repeat(300)}${n}` }, undefined, {});
+      expect(answer.status).toBe(404);
+    }
+    expect(counted.filter((key) => key.startsWith('portal:'))).toEqual([]);
+    // A well-formed id is counted as before.
+    await call(routes.portalGet, { id: 'R-WELLFORMED0001' }, undefined, {});
+    expect(counted).toContain('portal:R-WELLFORMED0001');
+  });
+});

@@ -63,7 +63,14 @@ export const inProcessSettler = (options: InProcessSettlerOptions): PaymentSettl
           try {
             return await client.sendRawTransaction({ serializedTransaction });
           } catch (error) {
-            if (isUnreachable(error) && resend < SEND_ATTEMPTS) continue;
+            if (isUnreachable(error)) {
+              if (resend < SEND_ATTEMPTS) continue;
+              // No answer to any send: the node may well have the transaction (only its answer was
+              // lost), so it is awaited as sent. Reported failed, it could still be mined afterwards,
+              // a payment the gate had refused; awaited, one that never arrived ends as pending, and
+              // the gate asks the chain later how it went.
+              return hash;
+            }
             const message = messageOf(error);
             if (!NONCE_CLASH.test(message)) throw error;
             if (ALREADY_KNOWN.test(message)) return hash;

@@ -45,8 +45,11 @@ const earlierUnderpayments = (deps: Pick<AppDeps, 'settings'>, receipt: Receipt)
  * The feed now, only when a late ETH payment needs it. Nothing is decided without a price: a feed
  * that cannot be read, or is stale or at its bounds, answers an error (the watcher tries again on its next run).
  */
-const priceIfLate = async (deps: VerifyDeps, receipt: Receipt, tx: MinedTransaction): Promise<FeedPrice | undefined> => {
-  const lateEth = (receipt.quotes ?? []).some((quote) => quote.token === 'ETH' && tx.blockTimestamp * 1000 > quote.expiresAt);
+const priceIfLate = async (deps: VerifyDeps, receipt: Receipt, split: string, tx: MinedTransaction): Promise<FeedPrice | undefined> => {
+  // Only ETH that reached the split needs the price: a token payment is decided without the feed,
+  // so a stale feed never holds up the watcher's stablecoin payments.
+  const ethIn = tx.moves.some((move) => move.token.toLowerCase() === ZERO_ADDRESS && move.to.toLowerCase() === split);
+  const lateEth = ethIn && (receipt.quotes ?? []).some((quote) => quote.token === 'ETH' && tx.blockTimestamp * 1000 > quote.expiresAt);
   if (!lateEth) return undefined;
   const price = await deps.chain!.ethUsdPrice();
   if (isStale(price, deps.clock.now(), deps.settings.payments.feedHeartbeatMs)) {
@@ -160,7 +163,7 @@ export const verifyPayment = async (deps: VerifyDeps, receiptId: string, hash: s
   const split = (receipt.quotes ?? []).at(-1)?.payTo ?? merchant.split?.address;
   if (!split) throw new DomainError('not_a_payment', 'this receipt has no split to pay into', { field: 'txHash' });
 
-  const [head, priceNow, judged] = await Promise.all([chain.blockNumber(), priceIfLate(deps, receipt, tx), withoutOthersPayments(deps, receipt, split.toLowerCase(), tx)]);
+  const [head, priceNow, judged] = await Promise.all([chain.blockNumber(), priceIfLate(deps, receipt, split.toLowerCase(), tx), withoutOthersPayments(deps, receipt, split.toLowerCase(), tx)]);
   /** The rules applied to the receipt as it is at `etag`: earlier underpayments are read with it. */
   const judge = (current: Receipt) =>
     judgePayment({
