@@ -2,7 +2,7 @@ import { DomainError } from '../domain/errors';
 import { toCents } from '../domain/money';
 import { PROCESSING_FEE_LABEL, totalWithFeesCents } from '../domain/pricing';
 import { newReceipt, paymentUrlFor, receiptClaimId, receiptStatuses, type Receipt, type ReceiptStatus } from '../domain/receipt';
-import { toReceiptView, toStatusView } from '../domain/receipt-views';
+import { toReceiptDetailView, toReceiptView, toStatusView } from '../domain/receipt-views';
 import { ID_PATTERN } from '../domain/query-params';
 import type { ReceiptCreateRequest } from '../domain/receipt-request';
 import { webhookTargetProblem } from '../domain/webhook-target';
@@ -96,7 +96,7 @@ const loadOwn = async (deps: Pick<AppDeps, 'receipts'>, wallet: string, id: stri
 };
 
 export const getReceipt = async (deps: Pick<AppDeps, 'receipts' | 'settings'>, wallet: string, id: string) =>
-  toReceiptView(await loadOwn(deps, wallet, id), deps.settings.baseUrl);
+  toReceiptDetailView(await loadOwn(deps, wallet, id), deps.settings.baseUrl, deps.settings.tokens);
 
 type ReceiptListing = { receipts: ReturnType<typeof toReceiptView>[]; nextCursor: string | null; degraded?: true };
 const recentListings = new WeakMap<object, BoundedCache<ReceiptListing>>();

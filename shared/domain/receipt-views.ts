@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { failureCategories } from './failures';
+import { PayTokenSymbol, type PaymentRecord, type PayToken } from './payment';
 import { paymentUrlFor, receiptStatuses, type Receipt } from './receipt';
 import { WEBHOOK_EVENT } from './webhook';
 
@@ -34,6 +35,23 @@ export const RefundView = z.object({
   refundedAt: z.number().int().nullable(),
 });
 
+/** How the service judged a transaction: `satisfies` keeps out a name records lack, `toPaymentView` fails to compile on one they gain. */
+const paymentOutcomes = ['paid', 'overpaid', 'underpaid', 'slippage', 'reverted'] as const satisfies readonly PaymentRecord['outcome'][];
+
+/** One transaction the service judged for the receipt, as it recorded it. */
+export const PaymentView = z.object({
+  transactionHash: z.string(),
+  payer: z.string().describe('the address the token came from; for a reverted transaction, its sender'),
+  token: PayTokenSymbol.nullable().describe('null: the transaction reverted and moved nothing'),
+  amount: z.string().describe('atomic units of `token` this transaction brought to the split, decimal string ("0" when it reverted)'),
+  decimals: z.number().int().nullable().describe('the decimals of `token`: `amount` / 10^decimals whole tokens; null with `token`'),
+  expected: z.string().nullable().describe('atomic units the receipt needed in all when this transaction was judged (earlier underpayments count toward it); null when it reverted'),
+  blockNumber: z.number().int(),
+  outcome: z.enum(paymentOutcomes).describe('`underpaid`: short of `expected`, the receipt stays unpaid; `slippage`: a late ETH payment short beyond the tolerance; `reverted`: failed on chain'),
+  recordedAt: z.number().int().describe('Unix ms: when the service judged it'),
+});
+export type PaymentView = z.output<typeof PaymentView>;
+
 export const ReceiptView = z.object({
   receiptId: z.string(),
   status: Status,
@@ -66,6 +84,17 @@ export const ReceiptView = z.object({
   onrampSourceAmountUsd: z.number().nullable(),
 });
 export type ReceiptView = z.output<typeof ReceiptView>;
+
+/**
+ * One receipt (`GET /api/receipts/{id}`, the console's receipt): the view with every transaction
+ * judged for it, oldest first. Lists and the answers that make a receipt carry `ReceiptView` alone:
+ * anyone may send the split a transfer of the quoted token and report it, so a receipt's records are
+ * not bounded, and a page of 200 receipts must not grow with them.
+ */
+export const ReceiptDetailView = ReceiptView.extend({
+  payments: z.array(PaymentView).describe("every transaction judged for the receipt, oldest first; the receipt's own `transactionHash` names the one that paid it"),
+});
+export type ReceiptDetailView = z.output<typeof ReceiptDetailView>;
 
 /** Set for a failed receipt, null otherwise. */
 export const FailureFields = z.object({
@@ -142,6 +171,29 @@ export const toReceiptView = (receipt: Receipt, baseUrl: string): ReceiptView =>
   onrampSessionId: receipt.onrampSessionId,
   isOnrampSessionUnique: receipt.isOnrampSessionUnique,
   onrampSourceAmountUsd: receipt.onrampSourceAmountUsd,
+});
+
+/** The token's decimals: the deployment's, or, for a token it no longer accepts, those the receipt was quoted in. */
+const decimalsOf = (receipt: Receipt, tokens: readonly PayToken[], symbol: PaymentRecord['token']): number | null => {
+  if (symbol === null) return null;
+  return tokens.find((token) => token.symbol === symbol)?.decimals ?? (receipt.quotes ?? []).findLast((quote) => quote.token === symbol)?.decimals ?? null;
+};
+
+export const toPaymentView = (receipt: Receipt, tokens: readonly PayToken[], record: PaymentRecord): PaymentView => ({
+  transactionHash: record.txHash,
+  payer: record.payer,
+  token: record.token,
+  amount: record.amount,
+  decimals: decimalsOf(receipt, tokens, record.token),
+  expected: record.expected,
+  blockNumber: record.blockNumber,
+  outcome: record.outcome,
+  recordedAt: record.at,
+});
+
+export const toReceiptDetailView = (receipt: Receipt, baseUrl: string, tokens: readonly PayToken[]): ReceiptDetailView => ({
+  ...toReceiptView(receipt, baseUrl),
+  payments: (receipt.payments ?? []).map((record) => toPaymentView(receipt, tokens, record)),
 });
 
 /** What the merchant has refunded (verified on chain), in USD. */

@@ -12,7 +12,7 @@ import type { Role } from '../domain/session';
 import { OrderBody, OrderRequest } from '../domain/order';
 import { PricingUpdate } from '../domain/pricing';
 import { blankAsAbsent, queryInteger, queryIntegerOr } from '../domain/query-params';
-import { ReceiptView, StatusView } from '../domain/receipt-views';
+import { ReceiptDetailView, ReceiptView, StatusView } from '../domain/receipt-views';
 import { ReceiptProofView, ReceiptSignerView } from '../domain/receipt-proof';
 import { ReceiptCreateRequest, ReceiptListQuery, ReceiptStatusQuery, ReceiptStatusUpdate } from '../domain/receipt-request';
 import { ShopBranding, ShopConfig, ShopConfigUpdate, ShopLayout, Slug } from '../domain/shop';
@@ -516,7 +516,7 @@ export const routes = {
     auth: { kind: 'key', scope: 'receipts:read' },
     summary: 'One of your receipts',
     params: { id: Id },
-    response: ReceiptView,
+    response: ReceiptDetailView,
     errors: ['not_found'],
   }),
   receiptsDeliveries: route({
@@ -576,7 +576,7 @@ export const routes = {
     auth: MERCHANT_SESSION,
     summary: 'The merchant console: one of your receipts (GET /api/receipts/{id} by session)',
     params: { id: Id },
-    response: ReceiptView,
+    response: ReceiptDetailView,
     errors: ['not_found'],
   }),
   consoleReceiptsDeliveries: route({

@@ -13,9 +13,11 @@ import { newMerchant } from '../../shared/domain/merchant';
 import type { Chain } from '../../shared/ports/chain';
 import { httpFunctions } from '../../shared/http/function';
 import { allRoutes, matchRoute } from '../../shared/http/routes';
+import { quoteFor } from '../../shared/app/payments/portal';
 import { QR_OPTIONS } from '../../web/portal/qr';
 import { tickingClock } from '../support/fixtures';
 import { startHost } from '../support/http';
+import { storeSnapshot } from '../support/snapshot';
 import '../../functions/index';
 
 const merchant = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
@@ -123,8 +125,15 @@ describe('the payment page', () => {
     expect(text).toContain(`Processing Fee $${fee.toFixed(2)}`);
     expect(text).toContain(`Total $${receipt.customerTotalUsd.toFixed(2)}`);
     expect(text).toContain('Awaiting payment');
-    // Without the script: the note, and the QR code of a stablecoin quote any phone wallet can pay.
-    expect(page.text).toMatch(/<noscript>[\s\S]*needs a browser wallet[\s\S]*<img class="qr-image" src="\/api\/portal\/R-100\/qr\.svg\?token=USDC"[^>]* alt="QR code: pay \$[\d.]+ in USDC[^"]*"/);
+    // Without the script and with no quote open (only a POST makes one): the note, and the QR code of
+    // the payment link, which opens the page in a phone wallet's browser.
+    expect(page.text).toMatch(/<noscript>[\s\S]*needs a browser wallet[\s\S]*<img class="qr-image" src="\/api\/portal\/R-100\/qr\.svg"[^>]* alt="QR code: the link to this payment page"/);
+    // With a quote open, the QR code of that quote, which any phone wallet pays as it is.
+    const quote = await quoteFor(deps, 'R-100', 'USDT');
+    const quoted = await get('/pay/R-100');
+    expect(quoted.text).toMatch(
+      new RegExp(`<noscript>[\\s\\S]*<img class="qr-image" src="/api/portal/R-100/qr\\.svg\\?token=USDT"[^>]* alt="QR code: pay ${quote.display.replace('.', '\\.')} USDT from a phone wallet"`),
+    );
     expect(page.text).toMatch(/<form id="pay-form" class="pay-form" hidden/);
     expect(page.text).toMatch(/<p class="live" id="live" role="status" aria-live="polite">/);
   });
@@ -255,25 +264,43 @@ describe('the QR code', () => {
     await addReceipt('R-300', [{ label: 'Beans', priceUsd: 10 }], 10);
   });
 
-  it('with a token encodes the open quote’s EIP-681 request; without, the payment link', async () => {
+  it('with a token encodes the open quote’s EIP-681 request; without one open, the payment link', async () => {
+    const link = await QRCode.toString(`${deps.settings.baseUrl}/pay/R-300`, QR_OPTIONS);
+    // No quote yet: a GET makes none, it shows the payment link (an image, as the page embedding it expects).
+    const before = await get('/api/portal/R-300/qr.svg?token=USDC');
+    expect(before.status).toBe(200);
+    expect(before.text).toBe(link);
+    expect((await deps.receipts.get(merchant, 'R-300'))!.value.quotes ?? []).toEqual([]);
+
+    const quote = await quoteFor(deps, 'R-300', 'USDC');
     const usdcQr = await get('/api/portal/R-300/qr.svg?token=USDC');
     expect(usdcQr.status).toBe(200);
     expect(usdcQr.headers).toMatchObject({ 'content-type': 'image/svg+xml', 'cache-control': 'no-store' });
     expect(usdcQr.text).toMatch(/^<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
-    const quote = (await deps.receipts.get(merchant, 'R-300'))!.value.quotes!.at(-1)!;
     expect(quote).toMatchObject({ token: 'USDC', uri: expect.stringMatching(new RegExp(`^ethereum:${usdc}@31337/transfer\\?address=${split}&uint256=\\d+$`)) });
     expect(usdcQr.text).toBe(await QRCode.toString(quote.uri, QR_OPTIONS));
     // The same open quote again: the same code.
     expect((await get('/api/portal/R-300/qr.svg?token=USDC')).text).toBe(usdcQr.text);
+    // Another token's quote is not open: the link, not a new quote.
+    expect((await get('/api/portal/R-300/qr.svg?token=ETH')).text).toBe(link);
+    expect((await deps.receipts.get(merchant, 'R-300'))!.value.quotes!.map((open) => open.token)).toEqual(['USDC']);
 
-    const ethQr = await get('/api/portal/R-300/qr.svg?token=ETH');
-    const ethQuote = (await deps.receipts.get(merchant, 'R-300'))!.value.quotes!.at(-1)!;
+    const ethQuote = await quoteFor(deps, 'R-300', 'ETH');
     expect(ethQuote.uri).toMatch(new RegExp(`^ethereum:${split}@31337\\?value=\\d+$`));
+    const ethQr = await get('/api/portal/R-300/qr.svg?token=ETH');
     expect(ethQr.text).toBe(await QRCode.toString(ethQuote.uri, QR_OPTIONS));
     expect(ethQr.text).not.toBe(usdcQr.text);
 
-    const link = await get('/api/portal/R-300/qr.svg');
-    expect(link.text).toBe(await QRCode.toString(`${deps.settings.baseUrl}/pay/R-300`, QR_OPTIONS));
+    expect((await get('/api/portal/R-300/qr.svg')).text).toBe(link);
+  });
+
+  it('shows no quote of a receipt that can no longer be paid, open or not: the payment link', async () => {
+    await quoteFor(deps, 'R-300', 'USDC');
+    const stored = (await deps.receipts.get(merchant, 'R-300'))!;
+    await deps.receipts.replace(merchant, { ...stored.value, status: 'paid', transactionHash: '0x' + 'c'.repeat(64), paidAt: deps.clock.now() }, stored.etag);
+    const qr = await get('/api/portal/R-300/qr.svg?token=USDC');
+    expect(qr.status).toBe(200);
+    expect(qr.text).toBe(await QRCode.toString(`${deps.settings.baseUrl}/pay/R-300`, QR_OPTIONS));
   });
 
   it('answers 404 for an unknown receipt and 400 for an unknown token, in the error shape', async () => {
@@ -282,5 +309,29 @@ describe('the QR code', () => {
     const bad = await get('/api/portal/R-300/qr.svg?token=DOGE');
     expect(bad.status).toBe(400);
     expect(JSON.parse(bad.text)).toMatchObject({ error: 'invalid_input', field: 'token' });
+  });
+});
+
+describe('quotes are made only by a POST', () => {
+  it('no GET under /api/portal, /pay or /portal of a payable receipt writes anything (no quote, no claim), whatever its query', async () => {
+    await addShop();
+    await addReceipt('R-400', [{ label: 'Beans', priceUsd: 10 }], 10);
+    const script = /<script src="\/portal\/assets\/([^"]+)"/.exec((await get('/pay/R-400')).text)![1]!;
+    // Every GET route of the buyer's paths in the table, so a new one is covered without being named here.
+    const gets = allRoutes.filter((route) => route.method === 'GET' && /^\/(api\/portal|pay|portal)\//.test(route.path));
+    expect(gets.map((route) => route.name)).toEqual(expect.arrayContaining(['portal-page', 'pay-page', 'portal-asset', 'portal-get', 'portal-qr', 'portal-proof']));
+    const before = storeSnapshot(deps);
+    for (const route of gets) {
+      const path = route.path.replace('{id}', 'R-400').replace('{file}', script);
+      expect(path, route.name).not.toContain('{');
+      for (const query of ['', '?token=USDC', '?token=ETH', '?token=USDT&q=q_1']) {
+        expect((await get(path + query)).status, `${route.name}${query}`).toBeLessThan(500);
+      }
+    }
+    expect(storeSnapshot(deps)).toBe(before);
+    expect((await deps.receipts.get(merchant, 'R-400'))!.value.quotes ?? []).toEqual([]);
+    // The POST does make one (so the snapshot above would have seen it).
+    await quoteFor(deps, 'R-400', 'USDC');
+    expect(storeSnapshot(deps)).not.toBe(before);
   });
 });

@@ -115,6 +115,54 @@ describe('the receipts page', () => {
     expect(html).not.toContain('id="refund-ask"');
   });
 
+  it('lists every payment of a receipt, oldest first: an underpayment and its top-up, each linked to the explorer where there is one', async () => {
+    const id = await receipt(null);
+    const [short, rest] = ['0x' + '1a'.repeat(32), '0x' + '2b'.repeat(32)];
+    const payer = '0x' + '9c'.repeat(20);
+    const record = { token: 'USDT' as const, payer, expected: '52020001', at: Date.parse('2026-05-01T14:03:00Z') };
+    const payments = [
+      { ...record, txHash: short, amount: '51020000', blockNumber: 1201, outcome: 'underpaid' as const },
+      { ...record, txHash: rest, amount: '1000001', blockNumber: 1207, outcome: 'paid' as const, at: record.at + 60_000 },
+    ];
+    expect(await render('receipts', { id })).toContain('No payment seen yet');
+    await changeStatus(deps, { wallet, receiptId: id, status: 'paid', actor: 'service', facts: { paidAt: Date.now(), token: 'USDT', transactionHash: rest, payments } });
+    const tokens = [{ symbol: 'USDT' as const, address: '0x' + 'b'.repeat(40), decimals: 6 }];
+    deps = { ...deps, settings: { ...deps.settings, tokens, payments: { ...deps.settings.payments, explorerUrl: 'https://explorer.example/' } } };
+    const html = await render('receipts', { id });
+    const table = html.slice(html.indexOf('id="payments"'), html.indexOf('id="history"'));
+    const rows = [...table.matchAll(/<tr data-payment="(0x[0-9a-f]+)" data-outcome="(\w+)">([\s\S]*?)<\/tr>/g)];
+    expect(rows.map((row) => [row[1], row[2]])).toEqual([
+      [short, 'underpaid'],
+      [rest, 'paid'],
+    ]);
+    const [first, second] = rows.map((row) => row[3]!);
+    expect(first).toContain(`<a href="https://explorer.example/tx/${short}" rel="noreferrer noopener" target="_blank">`);
+    expect(first).toContain('<span class="badge badge-warning">Underpaid</span>');
+    expect(first).toContain('<span>51.02 USDT <span class="hint">of 52.020001 USDT due</span></span>');
+    expect(first).toContain(`title="${payer}"`);
+    expect(first).toContain('<td class="num" data-label="Block">1201</td>');
+    expect(first).toContain('2026-05-01 14:03 UTC');
+    expect(second).toContain(`<a href="https://explorer.example/tx/${rest}"`);
+    expect(second).toContain('<span class="badge badge-success">Paid</span>');
+    expect(second).toContain('<td class="num" data-label="Amount"><span>1.000001 USDT</span></td>');
+    expect(second).toContain('<td class="num" data-label="Block">1207</td>');
+    expect(html).toContain('data-payments="2"');
+    // No explorer on the deployment: the hashes are shown, not linked.
+    deps = { ...deps, settings: { ...deps.settings, payments: { ...deps.settings.payments, explorerUrl: null } } };
+    const plain = await render('receipts', { id });
+    expect(plain).toContain(`<tr data-payment="${short}"`);
+    expect(plain).not.toContain('/tx/');
+  });
+
+  it('shows a reverted payment as reverted, with nothing moved', async () => {
+    const id = await receipt(null);
+    const hash = '0x' + '3c'.repeat(32);
+    const payments = [{ txHash: hash, token: null, payer: '0x' + '9c'.repeat(20), amount: '0', expected: null, blockNumber: 88, outcome: 'reverted' as const, at: Date.now() }];
+    await changeStatus(deps, { wallet, receiptId: id, status: 'failed', actor: 'service', failure: { code: 'PORTAL_CHAIN_TX_REVERTED' }, facts: { payments } });
+    const html = await render('receipts', { id });
+    expect(html).toMatch(new RegExp(`<tr data-payment="${hash}" data-outcome="reverted">[\\s\\S]*?<span class="badge badge-danger">Reverted</span>[\\s\\S]*?<span class="hint">nothing moved</span>`));
+  });
+
   it('shows another wallet’s receipt to no one', async () => {
     await createReceipt(deps, { wallet: '0x' + 'cd'.repeat(20), subscriptionId: null }, { id: 'R-theirs', lineItems: [{ label: 'Tea', priceUsd: 4 }], totalUsd: 4 });
     expect(await render('receipts', { id: 'R-theirs' })).toContain('You have no receipt R-theirs.');

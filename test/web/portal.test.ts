@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { PortalView } from '../../shared/domain/portal-views';
 import { formatUnits } from '../../shared/domain/units';
 import { brandProperties, contrastRatio, isHexColor, readableOn } from '../../web/portal/colors';
-import { formatCountdown, remainingUnits, transactionUrl } from '../../web/portal/format';
+import { formatCountdown, remainingUnits, SHOWN_DECIMALS, shownUnits, transactionUrl } from '../../web/portal/format';
 import { defaultToken, pricedRows, renderPortalPage, statePanel } from '../../web/portal/render';
 import { buyerMessages, classifyWalletError, paymentTransaction, toQuantity, transferCalldata } from '../../web/portal/wallet-calls';
 
@@ -87,7 +87,7 @@ describe('the rendered page', () => {
   it('offers the open quote’s token first, else a stablecoin', () => {
     expect(defaultToken(view())).toBe('USDC');
     expect(defaultToken(view({ tokens: [{ symbol: 'ETH', decimals: 18 }, { symbol: 'USDT', decimals: 6 }] }))).toBe('USDT');
-    const quote = { quoteId: 'q', token: 'ETH' as const, tokenAddress: null, chainId: 31337, payTo: '0x' + '5'.repeat(40), amount: '1', decimals: 18, display: '0.0087', usd: 26.13, rate: 3000, expiresAt: 0, uri: '' };
+    const quote = { quoteId: 'q', token: 'ETH' as const, tokenAddress: null, chainId: 31337, payTo: '0x' + '5'.repeat(40), amount: '8700000000000000', decimals: 18, display: '0.0087', usd: 26.13, rate: 3000, expiresAt: 0, uri: '' };
     expect(defaultToken(view({ quote }))).toBe('ETH');
     // The shop's reserve recommendation comes before the first stablecoin, the open quote before both.
     expect(defaultToken(view({ recommendedToken: 'USDT' }))).toBe('USDT');
@@ -95,6 +95,24 @@ describe('the rendered page', () => {
     expect(defaultToken(view({ recommendedToken: 'ETH', tokens: [{ symbol: 'USDC', decimals: 6 }] }))).toBe('USDC');
     expect(renderPortalPage(view({ recommendedToken: 'ETH' }), input)).toContain('<input type="radio" name="token" value="ETH" checked>');
     expect(renderPortalPage(view({ quote }), input)).toContain('data-amount-for="ETH">0.0087 ETH</span>');
+  });
+});
+
+describe('ETH amounts on the page', () => {
+  const eth = (fields: Partial<PortalView> = {}) => renderPortalPage(view(fields), input);
+  const quote = { quoteId: 'q', token: 'ETH' as const, tokenAddress: null, chainId: 31337, payTo: '0x' + '5'.repeat(40), amount: '8710000000000001', decimals: 18, display: '0.008710000000000001', usd: 26.13, rate: 3000, expiresAt: 0, uri: 'ethereum:0x5@31337?value=8710000000000001' };
+
+  it('shows at most 6 decimals, rounded up, the same figure asked for and received; the wallet call keeps the exact amount', () => {
+    const page = eth({ quote });
+    expect(page).toContain('data-amount-for="ETH">0.008711 ETH</span>');
+    expect(page).toContain('<strong id="quote-amount">0.008711 ETH</strong>');
+    expect(page).not.toMatch(/0\.00871000000/);
+    expect(paymentTransaction(quote, '0x' + '9'.repeat(40)).value).toBe(toQuantity(8_710_000_000_000_001n));
+    const hash = '0x' + 'ab'.repeat(32);
+    const paid = statePanel(view({ status: 'paid', payable: false, notPayableReason: 'paid', payment: { transactionHash: hash, buyerWallet: null, token: 'ETH', amount: '8710000000000001', paidAt: null, explorerUrl: null } }), input);
+    expect(text(paid)).toContain('Demo Coffee received 0.008711 ETH.');
+    const underpaid = statePanel(view({ underpaid: { token: 'ETH', received: '4354500000000000', expected: '8710000000000001' } }), input);
+    expect(text(underpaid)).toBe('Part of the payment arrived Received 0.004355 of 0.008711 ETH. Send the remaining 0.004356 ETH to complete the payment.');
   });
 });
 
@@ -150,6 +168,48 @@ describe('formatting', () => {
     expect(remainingUnits('30000000', '26130042', 6)).toBe('0');
     expect([formatCountdown(600_000), formatCountdown(65_001), formatCountdown(-1)]).toEqual(['10:00', '1:06', '0:00']);
     expect([transactionUrl('https://basescan.org/', '0xab'), transactionUrl(null, '0xab')]).toEqual(['https://basescan.org/tx/0xab', null]);
+  });
+});
+
+describe('a token amount as the page shows it', () => {
+  // Rounded up to 6 decimals, not half-up: 0.0000045 ETH shows as 0.000005, and 1 wei as 0.000001, never 0.
+  it.each([
+    ['3333333333333333', 18, '0.003334'],
+    ['3333000000000000', 18, '0.003333'],
+    ['3333000000000001', 18, '0.003334'],
+    ['4500000000000', 18, '0.000005'],
+    ['4499999999999', 18, '0.000005'],
+    ['1', 18, '0.000001'],
+    ['0', 18, '0'],
+    ['999999999999999999', 18, '1'],
+    ['1000000000000000000', 18, '1'],
+    ['1000000000000000001', 18, '1.000001'],
+    ['12345678901234567890123', 18, '12345.678902'],
+    ['26130042', 6, '26.130042'],
+    ['1', 6, '0.000001'],
+    ['123', 2, '1.23'],
+    ['100', 0, '100'],
+    ['1234561', 7, '0.123457'],
+  ])('%s at %i decimals shows as %s', (amount, decimals, shown) => {
+    expect(shownUnits(amount, decimals)).toBe(shown);
+    expect(shownUnits(BigInt(amount), decimals)).toBe(shown);
+  });
+
+  it('is never less than the amount, less than one shown unit above it, with at most 6 decimals', () => {
+    const atomic = (shown: string, decimals: number) => {
+      const [whole, fraction = ''] = shown.split('.');
+      return BigInt(whole!) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0') || '0');
+    };
+    const step = 10n ** BigInt(18 - SHOWN_DECIMALS);
+    let seed = 0x2545f491n;
+    for (let i = 0; i < 500; i++) {
+      seed = (seed * 6364136223846793005n + 1442695040888963407n) % 2n ** 64n;
+      const amount = seed % 10n ** 20n;
+      const shown = shownUnits(amount, 18);
+      expect(shown.split('.')[1]?.length ?? 0).toBeLessThanOrEqual(SHOWN_DECIMALS);
+      const back = atomic(shown, 18);
+      expect(back >= amount && back - amount < step, `${amount} shown as ${shown}`).toBe(true);
+    }
   });
 });
 

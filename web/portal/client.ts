@@ -3,12 +3,12 @@
  * service for a quote in the chosen token, finds the buyer's wallets (EIP-6963, else
  * `window.ethereum`), sends the payment with EIP-1193 calls only (no Ethereum library: the ERC-20
  * call is encoded by hand), reports the tracking statuses and the hash, and follows the receipt until
- * it is paid. Whatever goes wrong, the receipt stays payable and the pay button works again.
+ * it is paid. Whatever goes wrong, the receipt stays payable and the pay button works again; once the
+ * receipt can no longer be paid (paid elsewhere, expired, refunded), every pay control goes.
  */
 import type { PaymentAnswer, PortalView, QuoteView } from '../../shared/domain/portal-views';
-import { formatUnits } from '../../shared/domain/units';
 import { brandProperties } from './colors';
-import { formatCountdown, isSettled, PARTLY_PAID, remainingUnits, shortHex, statusLabels, transactionUrl } from './format';
+import { formatCountdown, isSettled, PARTLY_PAID, remainingUnits, shortHex, shownQuote, shownUnits, statusLabels, transactionUrl } from './format';
 import { buyerMessages, classifyWalletError, errorText, paymentTransaction, toQuantity, type Problem } from './wallet-calls';
 import { discoverWallets, type Eip1193Provider, type Wallet } from './wallets';
 
@@ -21,6 +21,14 @@ const FOLLOW_MS = 10 * 60_000;
 const RESUBMIT_EVERY = 3;
 /** A quote with less than this left is renewed before paying: the buyer needs time to confirm. */
 const QUOTE_MARGIN_MS = 20_000;
+/**
+ * How often a page offering payment reads the receipt when no payment of its own is under way, so a
+ * payment made elsewhere (a phone wallet from the QR code, another tab, the card checkout) or the
+ * receipt's end takes its pay controls away; a hidden tab reads it less often (the per-receipt limit
+ * is shared by every tab open on it).
+ */
+const WATCH_MS = 5_000;
+const HIDDEN_WATCH_MS = 30_000;
 
 const chainNames: Record<number, string> = { 1: 'Ethereum', 8453: 'Base', 84532: 'Base Sepolia', 31337: 'the local test network' };
 
@@ -37,6 +45,8 @@ const state = {
   wallet: null as Wallet | null,
   account: null as string | null,
   busy: false,
+  /** The receipt can no longer be paid: the pay controls are gone for good. */
+  closed: false,
   /** What earlier transfers of a token already brought in (all of them, atomic units), after an underpayment. */
   received: null as { token: string; amount: string } | null,
 };
@@ -117,28 +127,27 @@ const refreshPayButton = () => {
   if (!button) return;
   const quote = state.quote;
   const left = remaining();
-  const amount = quote && (left ? formatUnits(left, quote.decimals) : quote.display);
-  button.textContent = quote ? `Pay ${amount} ${quote.token}` : 'Pay';
-  button.disabled = state.busy || !state.account || !quote;
+  button.textContent = quote ? `Pay ${shownQuote(left ? { ...quote, amount: left } : quote)}` : 'Pay';
+  button.disabled = state.closed || state.busy || !state.account || !quote;
 };
 
 const showQuote = (quote: QuoteView | null) => {
   state.quote = quote;
   const left = remaining();
   const amount = byId('quote-amount');
-  if (amount) amount.textContent = quote ? `${left ? formatUnits(left, quote.decimals) : quote.display} ${quote.token}` : '…';
+  if (amount) amount.textContent = quote ? shownQuote(left ? { ...quote, amount: left } : quote) : '…';
   const label = document.querySelector('.quote-label');
   if (label) label.textContent = left ? 'Left to pay' : 'You pay';
   // The QR code asks for the whole quote: after part of it arrived, only the wallet pays the rest.
   const details = byId('qr-details');
   if (details) details.hidden = left !== null;
   for (const element of document.querySelectorAll<HTMLElement>('[data-amount-for]')) {
-    if (quote && element.dataset.amountFor === quote.token) element.textContent = `${quote.display} ${quote.token}`;
+    if (quote && element.dataset.amountFor === quote.token) element.textContent = shownQuote(quote);
   }
   const qr = byId<HTMLImageElement>('qr-image');
   if (qr && quote) {
     qr.src = `${data.qr}?token=${encodeURIComponent(quote.token)}&q=${encodeURIComponent(quote.quoteId)}`;
-    qr.alt = `QR code: pay ${quote.display} ${quote.token} from a phone wallet`;
+    qr.alt = `QR code: pay ${shownQuote(quote)} from a phone wallet`;
     qr.hidden = false;
   }
   refreshPayButton();
@@ -158,11 +167,12 @@ const quoteErrorText: Record<string, [string, string]> = {
 
 /** Fixes the amount in a token for a few minutes; a newer choice wins over an older answer. */
 const requestQuote = async (token: string) => {
+  if (state.closed) return;
   const mine = ++quoting;
   showQuote(null);
   showProblem(null);
   const answer = await call<{ ok: true; quote: QuoteView }>('/quote', { token });
-  if (mine !== quoting) return;
+  if (mine !== quoting || state.closed) return;
   if (answer.ok) {
     showQuote(answer.json.quote);
     return;
@@ -175,7 +185,7 @@ const requestQuote = async (token: string) => {
 const tick = () => {
   const expiry = byId('quote-expiry');
   const quote = state.quote;
-  if (!expiry) return;
+  if (!expiry || state.closed) return;
   if (!quote) {
     expiry.textContent = '';
     return;
@@ -196,7 +206,7 @@ const walletList = () => byId('wallet-list');
 const renderWallets = () => {
   const list = walletList();
   const status = byId('wallet-state');
-  if (!list || !status) return;
+  if (!list || !status || state.closed) return;
   list.replaceChildren();
   if (state.account && state.wallet) {
     status.textContent = `Connected: ${state.wallet.info.name} · ${shortHex(state.account)}`;
@@ -286,14 +296,21 @@ const ensureChain = async (provider: Eip1193Provider, chainId: number): Promise<
 const pay = async () => {
   const wallet = state.wallet;
   const account = state.account;
-  if (state.busy || !wallet || !account || !state.quote) return;
+  if (state.closed || state.busy || !wallet || !account || !state.quote) return;
+  const token = state.quote.token;
   state.busy = true;
   showProblem(null);
   refreshPayButton();
   try {
-    if (state.quote.expiresAt - Date.now() < QUOTE_MARGIN_MS) {
+    // Paid from elsewhere since the last look (the watch reads every few seconds): no second payment.
+    const current = await call<PortalView>('');
+    if (current.ok && !current.json.payable) {
+      end(current.json);
+      return;
+    }
+    if (!state.quote || state.quote.expiresAt - Date.now() < QUOTE_MARGIN_MS) {
       say('Getting a new amount…');
-      await requestQuote(state.quote.token);
+      await requestQuote(token);
       say('');
       if (!state.quote) {
         // The quote's own problem is on the page already.
@@ -324,33 +341,52 @@ const pay = async () => {
 const successText = (view: PortalView) => {
   const payment = view.payment;
   const token = view.tokens.find((candidate) => candidate.symbol === payment?.token);
-  const amount = payment?.amount && token ? `${formatUnits(payment.amount, token.decimals)} ${token.symbol}` : data.shop ?? '';
+  const amount = payment?.amount && token ? `${shownUnits(payment.amount, token.decimals)} ${token.symbol}` : data.shop ?? '';
   return `Thank you. ${data.shop ?? 'The shop'} received ${amount}.`;
 };
 
-/** The success screen: the pay form gives way to the receipt of the payment, which takes the focus. */
-const succeed = (view: PortalView, hash: string) => {
-  setStatus(view.status);
-  byId('pay')!.hidden = true;
+/**
+ * Takes every pay control off the page for good (the wallet form with its tokens, QR code and
+ * wallets, and the card button): a receipt that is paid, refunded or past its end offers nothing
+ * that would start another payment.
+ */
+const closePayment = () => {
+  state.closed = true;
+  state.busy = false;
+  for (const id of ['pay', 'card']) {
+    const section = byId(id);
+    if (section) section.hidden = true;
+  }
+  for (const control of document.querySelectorAll<HTMLButtonElement | HTMLInputElement>('#pay button, #pay input, #card button')) control.disabled = true;
   const due = byId('total-title');
   if (due) due.textContent = 'Total';
   const expiry = byId('summary-expiry');
   if (expiry) expiry.hidden = true;
+};
+
+/** The success screen: the pay controls give way to the receipt of the payment, which takes the focus. */
+const succeed = (view: PortalView, hash?: string) => {
+  closePayment();
+  setStatus(view.status);
+  // The state the page opened with (confirming, failed, part paid) is over.
+  const opened = byId('state');
+  if (opened) opened.hidden = true;
   const success = byId('success');
   if (!success) return;
   byId('success-text')!.textContent = successText(view);
   const tx = byId('success-tx')!;
   const txHash = view.payment?.transactionHash ?? hash;
-  const url = transactionUrl(data.explorer ?? null, txHash);
+  const url = txHash ? transactionUrl(data.explorer ?? null, txHash) : null;
   tx.replaceChildren();
   if (url) {
     const link = document.createElement('a');
+    link.className = 'tx-link';
     link.href = url;
     link.rel = 'noreferrer noopener';
     link.target = '_blank';
-    link.textContent = `View the transaction ${shortHex(txHash)}`;
+    link.textContent = `View the transaction ${shortHex(txHash!)}`;
     tx.append(link);
-  } else {
+  } else if (txHash) {
     tx.append('Transaction ');
     const code = document.createElement('span');
     code.className = 'mono';
@@ -359,6 +395,21 @@ const succeed = (view: PortalView, hash: string) => {
   }
   success.hidden = false;
   success.focus();
+};
+
+/**
+ * The receipt can no longer be paid: paid shows the success state here; any other end (expired,
+ * refunded, failed for good) reloads the page, which the server renders with its reason and no
+ * pay controls (they are gone before, should the reload not come through).
+ */
+const end = (view: PortalView, hash?: string) => {
+  if (isSettled(view.status)) {
+    say('Payment received.');
+    succeed(view, hash);
+    return;
+  }
+  closePayment();
+  location.reload();
 };
 
 const paymentProblems: Partial<Record<PaymentAnswer['outcome'], Problem>> = {
@@ -379,7 +430,7 @@ const handleAnswer = (answer: PaymentAnswer): 'done' | 'retry' | 'wait' => {
     say('');
     setBadge(PARTLY_PAID, 'warning');
     showServiceProblem(
-      `Part of the payment arrived: ${formatUnits(answer.received, decimals)} of ${formatUnits(answer.expected, decimals)} ${token}.`,
+      `Part of the payment arrived: ${shownUnits(answer.received, decimals)} of ${shownUnits(answer.expected, decimals)} ${token}.`,
       `Send the remaining ${remainingUnits(answer.received, answer.expected, decimals)} ${token} to complete it.`,
       'warning',
     );
@@ -409,9 +460,8 @@ const follow = async (hash: string) => {
     }
     const view = await call<PortalView>('');
     if (view.ok) {
-      if (isSettled(view.json.status)) {
-        say('Payment received.');
-        succeed(view.json, hash);
+      if (!view.json.payable) {
+        end(view.json, hash);
         return;
       }
       if (view.json.status === 'failed') {
@@ -430,7 +480,22 @@ const follow = async (hash: string) => {
   refreshPayButton();
 };
 
-/** A page opened after a payment was sent: follows the receipt until it is paid. */
+/**
+ * A page offering payment follows the receipt while it stays payable (the page's own payment follows
+ * it more closely, so this one waits while that runs).
+ */
+const watch = async () => {
+  let lastRead = Date.now();
+  while (!state.closed) {
+    await sleep(WATCH_MS);
+    if (state.busy || state.closed || (document.hidden && Date.now() - lastRead < HIDDEN_WATCH_MS)) continue;
+    lastRead = Date.now();
+    const view = await call<PortalView>('');
+    if (view.ok && !view.json.payable && !state.busy && !state.closed) end(view.json);
+  }
+};
+
+/** A page opened, not payable, after a payment was sent: follows the receipt until it is paid. */
 const watchStatus = async () => {
   const until = Date.now() + FOLLOW_MS;
   while (Date.now() < until) {
@@ -486,8 +551,10 @@ const start = () => {
   localTimes();
   const form = byId<HTMLFormElement>('pay-form');
   if (data.underpaidToken && data.underpaidReceived) state.received = { token: data.underpaidToken, amount: data.underpaidReceived };
-  if (data.status === 'checkout_success' && !state.received) void watchStatus();
-  if (!form || data.payable !== 'true') return;
+  if (!form || data.payable !== 'true') {
+    if (data.status === 'checkout_success' && !state.received) void watchStatus();
+    return;
+  }
   form.hidden = false;
   setUpCard();
   report({ status: 'link_opened' });
@@ -505,6 +572,7 @@ const start = () => {
     void requestQuote(checked.value);
   }
   window.setInterval(tick, 1_000);
+  void watch();
   refreshPayButton();
   // EIP-6963: every installed wallet announces itself; `window.ethereum` stands in for older ones.
   discoverWallets(addWallet, renderWallets);

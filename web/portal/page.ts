@@ -3,7 +3,7 @@
  * `/pay/{id}`, the same page), its browser files, and the QR code of the receipt's quote or link.
  */
 import type { AppDeps } from '../../shared/app/deps';
-import { getPortalView, quoteFor, type PortalDeps } from '../../shared/app/payments/portal';
+import { findReceipt, getPortalView, openQuoteFor, type PortalDeps } from '../../shared/app/payments/portal';
 import { DomainError } from '../../shared/domain/errors';
 import type { PayTokenSymbol } from '../../shared/domain/payment';
 import { paymentUrlFor } from '../../shared/domain/receipt';
@@ -51,11 +51,13 @@ export const portalAsset = async (file: string): Promise<Asset> => {
 };
 
 /**
- * The QR code of a receipt: with a token, the open quote's EIP-681 request in that token (made when
- * there is none), which a phone wallet pays as it is; without, the payment link. Never cached: a
- * quote ends.
+ * The QR code of a receipt: with a token, its open quote's EIP-681 request in that token, which a
+ * phone wallet pays as it is; without one (or without a token), the payment link, which opens this
+ * page. A GET never makes a quote (only `POST …/quote` does), and a page's `<img>` wants an image
+ * either way, so no open quote is the link rather than an error. Never cached: a quote ends.
  */
 export const portalQr = async (deps: PortalDeps & Pick<AppDeps, 'settings'>, receiptId: string, token: PayTokenSymbol | undefined): Promise<Asset> => {
-  const text = token ? (await quoteFor(deps, receiptId, token)).uri : paymentUrlFor(deps.settings.baseUrl, (await getPortalView(deps, receiptId)).receiptId);
+  const quote = token ? await openQuoteFor(deps, receiptId, token) : null;
+  const text = quote ? quote.uri : paymentUrlFor(deps.settings.baseUrl, (await findReceipt(deps, receiptId)).value.receiptId);
   return new Asset('image/svg+xml', await qrSvg(text), 'no-store');
 };

@@ -7,8 +7,7 @@
 import { escapeHtml } from '../../shared/domain/html';
 import { PROCESSING_FEE_LABEL, TAX_LABEL } from '../../shared/domain/pricing';
 import type { PortalView } from '../../shared/domain/portal-views';
-import { formatUsd, formatUtc, isSettled, PARTLY_PAID, remainingUnits, shortHex, statusLabels, transactionUrl } from './format';
-import { formatUnits } from '../../shared/domain/units';
+import { formatUsd, formatUtc, isSettled, PARTLY_PAID, remainingUnits, shortHex, shownQuote, shownUnits, statusLabels, transactionUrl } from './format';
 
 export interface PageAssets {
   /** The content-hashed script and stylesheet (paths on this origin). */
@@ -130,7 +129,7 @@ const proofLink = (view: PortalView, input: PortalPageInput): Html =>
 const paidPanel = (view: PortalView, input: PortalPageInput): Html => {
   const payment = view.payment;
   const token = view.tokens.find((candidate) => candidate.symbol === payment?.token);
-  const amount = payment?.amount && token ? `${formatUnits(payment.amount, token.decimals)} ${token.symbol}` : formatUsd(view.customerTotalUsd);
+  const amount = payment?.amount && token ? `${shownUnits(payment.amount, token.decimals)} ${token.symbol}` : formatUsd(view.customerTotalUsd);
   return panel('success', 'Payment received', [
     paragraph(`Thank you. ${view.shop.name} received ${amount}.`),
     ...(payment?.paidAt ? [`<p>Paid ${time(payment.paidAt)}</p>`] : []),
@@ -171,7 +170,7 @@ export const statePanel = (view: PortalView, input: PortalPageInput): Html | nul
     const { token, received, expected } = view.underpaid;
     const decimals = view.tokens.find((candidate) => candidate.symbol === token)?.decimals ?? 0;
     return panel('warning', 'Part of the payment arrived', [
-      paragraph(`Received ${formatUnits(received, decimals)} of ${formatUnits(expected, decimals)} ${token}.`),
+      paragraph(`Received ${shownUnits(received, decimals)} of ${shownUnits(expected, decimals)} ${token}.`),
       `<p class="emphasis">Send the remaining ${escapeHtml(remainingUnits(received, expected, decimals))} ${escapeHtml(token)} to complete the payment.</p>`,
     ]);
   }
@@ -188,7 +187,7 @@ export const defaultToken = (view: PortalView): string | undefined =>
 
 const tokenChoice = (view: PortalView, selected: string | undefined): Html => {
   const options = view.tokens.map((token) => {
-    const quoted = view.quote?.token === token.symbol ? `${view.quote.display} ${token.symbol}` : '';
+    const quoted = view.quote?.token === token.symbol ? shownQuote(view.quote) : '';
     return `<label class="token"><input type="radio" name="token" value="${escapeHtml(token.symbol)}"${token.symbol === selected ? ' checked' : ''}><span class="token-symbol">${escapeHtml(
       token.symbol,
     )}</span><span class="token-amount" data-amount-for="${escapeHtml(token.symbol)}">${escapeHtml(quoted)}</span></label>`;
@@ -198,30 +197,36 @@ ${options.join('\n')}
 </fieldset>`;
 };
 
-/** The QR code of a token's quote (an EIP-681 request a phone wallet pays from). */
-const qrImage = (input: PortalPageInput, token: string, total: string, attrs: string): Html =>
-  `<img class="qr-image" src="${escapeHtml(`${input.qrUrl}?token=${encodeURIComponent(token)}`)}" width="220" height="220" alt="${escapeHtml(
-    `QR code: pay ${total} in ${token} from a phone wallet`,
-  )}"${attrs}>`;
+/**
+ * The QR code the page shows without its script: the open quote's EIP-681 request, which a phone
+ * wallet pays as it is; with no quote open (only the script's POST makes one, never a GET), the
+ * payment link, which opens this page in the phone wallet's own browser.
+ */
+const noscriptQr = (view: PortalView, input: PortalPageInput): Html => {
+  const quote = view.quote;
+  const [how, src, alt, caption] = quote
+    ? ['scan this QR code with your phone’s wallet.', `${input.qrUrl}?token=${encodeURIComponent(quote.token)}`, `QR code: pay ${shownQuote(quote)} from a phone wallet`, shownQuote(quote)]
+    : ['scan this QR code to open this page in your phone’s wallet, and pay there.', input.qrUrl, 'QR code: the link to this payment page', 'This payment page'];
+  return `<p class="note">Paying from this page needs a browser wallet and JavaScript. You can pay without them: ${escapeHtml(how)}</p>
+<figure class="qr"><img class="qr-image" src="${escapeHtml(src)}" width="220" height="220" alt="${escapeHtml(alt)}"><figcaption>${escapeHtml(caption)}</figcaption></figure>`;
+};
 
 /**
  * The payment form: the token choice, the quoted amount and its countdown, the QR code, the wallets
- * and the pay button. Without the script it stays hidden and the `<noscript>` part shows the QR code
- * of the first token's quote, which any phone wallet can pay.
+ * and the pay button. Without the script it stays hidden and the `<noscript>` part shows a QR code
+ * a phone wallet pays or opens the page with.
  */
 const paySection = (view: PortalView, input: PortalPageInput): Html => {
   const token = defaultToken(view);
-  const total = formatUsd(view.customerTotalUsd);
   return `<section class="card pay" id="pay" aria-labelledby="pay-title">
 <h2 id="pay-title">Pay with crypto</h2>
 <noscript>
-<p class="note">Paying from this page needs a browser wallet and JavaScript. You can pay without them: scan this QR code with your phone’s wallet.</p>
-${token ? `<figure class="qr">${qrImage(input, token, total, '')}<figcaption>${escapeHtml(`${total} in ${token}`)}</figcaption></figure>` : ''}
+${noscriptQr(view, input)}
 </noscript>
 <form id="pay-form" class="pay-form" hidden novalidate>
 ${tokenChoice(view, token)}
 <div class="quote" id="quote">
-<p class="quote-amount"><span class="quote-label">You pay</span> <strong id="quote-amount">${view.quote ? escapeHtml(`${view.quote.display} ${view.quote.token}`) : '…'}</strong></p>
+<p class="quote-amount"><span class="quote-label">You pay</span> <strong id="quote-amount">${view.quote ? escapeHtml(shownQuote(view.quote)) : '…'}</strong></p>
 <p class="quote-expiry" id="quote-expiry"></p>
 </div>
 <details class="qr-details" id="qr-details">

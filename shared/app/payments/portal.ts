@@ -270,6 +270,18 @@ export const quoteFor = async (deps: PortalDeps, receiptId: string, symbol: PayT
   return toQuoteView(quote);
 };
 
+/**
+ * The open quote in a token, or null: what a GET may show (the QR code). Only `quoteFor`, behind a
+ * POST, makes quotes: a crawler or a link preview fetching a URL never claims an amount. A receipt
+ * that can no longer be paid shows none, open or not, so nothing invites a second payment.
+ */
+export const openQuoteFor = async (deps: PortalDeps, receiptId: string, symbol: PayTokenSymbol): Promise<QuoteView | null> => {
+  const { value: receipt } = await findReceipt(deps, receiptId);
+  if (notPayableReason(deps, receipt, await loadMerchant(deps, receipt.wallet))) return null;
+  const quote = openQuote(receipt, deps.clock.now(), symbol);
+  return quote ? toQuoteView(quote) : null;
+};
+
 /** The token address of a quote (the zero address for ETH), as transfers name it. */
 export const quoteTokenAddress = (quote: Pick<Quote, 'tokenAddress'>) => (quote.tokenAddress ?? ZERO_ADDRESS).toLowerCase();
 

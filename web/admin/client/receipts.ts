@@ -1,6 +1,7 @@
 /**
  * Receipts: the page's browser part. The list and the receipt keep their status badges live (the
- * console's JSON routes, polled while the tab is visible); a delivery is sent again with progress;
+ * console's JSON routes, polled while the tab is visible), and the receipt announces a payment
+ * recorded since the page was drawn; a delivery is sent again with progress;
  * a refund is asked, sent from the signed-in wallet (each step shown) and reported for verification.
  */
 import { statusBadgeClass, statusLabel } from '../receipt-labels';
@@ -14,6 +15,8 @@ const RECEIPT_POLL_MS = 3_000;
 interface ReceiptAnswer {
   receiptId: string;
   status: string;
+  /** One receipt's answer only (the list carries none). */
+  payments?: unknown[];
 }
 
 const setBadge = (badge: HTMLElement, next: string) => {
@@ -70,13 +73,20 @@ const liveReceipt = (root: HTMLElement) => {
   const changed = byId('status-changed');
   const url = root.dataset.poll;
   if (!badge || !changed || !url) return;
+  // An underpayment changes no status: a new row in the payments table is announced the same way.
+  let shownPayments = Number(root.dataset.payments ?? '0');
   every(RECEIPT_POLL_MS, async () => {
     const answer = await api<ReceiptAnswer>('GET', url);
-    if (!answer.ok || answer.json.status === badge.dataset.status) return;
+    if (!answer.ok) return;
+    const payments = answer.json.payments?.length ?? shownPayments;
+    const statusChanged = answer.json.status !== badge.dataset.status;
+    if (!statusChanged && payments === shownPayments) return;
+    const news = statusChanged ? `The receipt is now ${statusLabel(answer.json.status)}.` : 'A payment was recorded.';
+    shownPayments = payments;
     setBadge(badge, answer.json.status);
     changed.textContent = '';
     const text = document.createElement('p');
-    text.textContent = `The receipt is now ${statusLabel(answer.json.status)}. `;
+    text.textContent = `${news} `;
     const reload = document.createElement('button');
     reload.type = 'button';
     reload.className = 'button button-small';
@@ -85,7 +95,7 @@ const liveReceipt = (root: HTMLElement) => {
     text.append(reload);
     changed.append(text);
     changed.hidden = false;
-    say(`The receipt is now ${statusLabel(answer.json.status)}.`);
+    say(news);
   });
 };
 

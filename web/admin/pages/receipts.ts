@@ -1,8 +1,8 @@
 /**
  * Receipts: the list (newest first, filtered by status, a page at a time, statuses kept live by the
- * script) and one receipt (`?id=`): its lines and totals, its status history, its webhook deliveries
- * with a redeliver button and the key that signs them, and refunds (asked here, sent from the
- * merchant's wallet, verified on chain).
+ * script) and one receipt (`?id=`): its lines and totals, every transaction judged as its payment,
+ * its status history, its webhook deliveries with a redeliver button and the key that signs them,
+ * and refunds (asked here, sent from the merchant's wallet, verified on chain).
  */
 import { listMerchantKeys } from '../../../shared/app/api-keys';
 import { listReceipts } from '../../../shared/app/receipts';
@@ -11,10 +11,11 @@ import { listDeliveries } from '../../../shared/app/webhooks';
 import { DomainError } from '../../../shared/domain/errors';
 import { ID_PATTERN } from '../../../shared/domain/query-params';
 import { receiptStatuses, type Receipt, type ReceiptStatus, type Refund } from '../../../shared/domain/receipt';
-import { toReceiptView, type ReceiptView } from '../../../shared/domain/receipt-views';
+import { toReceiptDetailView, type PaymentView, type ReceiptView } from '../../../shared/domain/receipt-views';
+import { formatUnits } from '../../../shared/domain/units';
 import { routes } from '../../../shared/http/routes';
 import { adminPath, attrs, esc, field, formStatus, notice, panel, shortHex, txLink, usd, utcTime, type AdminPage, type Html, type PageContext } from '../kit';
-import { statusBadgeClass, statusLabel } from '../receipt-labels';
+import { paymentOutcomeClass, paymentOutcomeLabel, statusBadgeClass, statusLabel } from '../receipt-labels';
 
 const PAGE_SIZE = 25;
 
@@ -95,6 +96,40 @@ const linesTable = (view: ReceiptView): Html => `<div class="table-wrap"><table>
 ${view.lineItems.map((line) => `<tr><th scope="row">${esc(line.label)}${line.sku ? ` <span class="hint mono">${esc(line.sku)}</span>` : ''}</th><td class="num">${line.qty ?? ''}</td><td class="num">${line.unitPriceUsd !== undefined ? esc(usd(line.unitPriceUsd)) : ''}</td><td class="num">${esc(usd(line.priceUsd))}</td></tr>`).join('\n')}
 </tbody>
 <tfoot><tr><th scope="row">Total</th><td></td><td></td><td class="num"><strong>${esc(usd(view.totalUsd))}</strong></td></tr></tfoot>
+</table></div>`;
+
+/** Atomic units in whole tokens ("51.02 USDT"); without the token's decimals, as base units. */
+const tokenAmount = (units: string, payment: PaymentView): string =>
+  payment.decimals !== null ? `${formatUnits(units, payment.decimals)} ${payment.token}` : `${units} base units of ${payment.token}`;
+
+/** One element: on a phone the cell is a grid of its label and its content. */
+const amountCell = (payment: PaymentView): Html => {
+  if (payment.token === null) return '<span class="hint">nothing moved</span>';
+  const due = payment.outcome === 'underpaid' || payment.outcome === 'slippage' ? payment.expected : null;
+  return `<span>${esc(tokenAmount(payment.amount, payment))}${due !== null ? ` <span class="hint">of ${esc(tokenAmount(due, payment))} due</span>` : ''}</span>`;
+};
+
+/** Every transaction judged for the receipt, oldest first: an underpayment and its top-up are two rows. */
+const paymentsTable = (payments: readonly PaymentView[], explorerUrl: string | null): Html =>
+  payments.length === 0
+    ? '<p class="empty">No payment seen yet: each transaction sent for this receipt shows here, with how it was judged.</p>'
+    : `<div class="table-wrap"><table class="table-cards payments-table">
+<caption class="visually-hidden">Transactions judged for this receipt, oldest first</caption>
+<thead><tr><th scope="col">Transaction</th><th scope="col">Outcome</th><th scope="col" class="num">Amount</th><th scope="col">From</th><th scope="col" class="num">Block</th><th scope="col">Recorded</th></tr></thead>
+<tbody>
+${payments
+  .map(
+    (payment) => `<tr${attrs({ 'data-payment': payment.transactionHash, 'data-outcome': payment.outcome })}>
+<th scope="row" data-label="Transaction">${txLink(explorerUrl, payment.transactionHash)}</th>
+<td data-label="Outcome"><span class="${paymentOutcomeClass(payment.outcome)}">${esc(paymentOutcomeLabel(payment.outcome))}</span></td>
+<td class="num" data-label="Amount">${amountCell(payment)}</td>
+<td data-label="From">${shortHex(payment.payer)}</td>
+<td class="num" data-label="Block">${payment.blockNumber}</td>
+<td data-label="Recorded">${utcTime(payment.recordedAt)}</td>
+</tr>`,
+  )
+  .join('\n')}
+</tbody>
 </table></div>`;
 
 const actorLabel = { merchant: 'your backend', portal: 'the payment page', service: 'the service' } as const;
@@ -225,12 +260,13 @@ const detailView = async ({ deps, wallet, query }: PageContext): Promise<Html> =
   const back = `<p><a href="${adminPath('receipts')}">← All receipts</a></p>`;
   if (!stored) return `${back}${notice('warning', `<p>You have no receipt ${esc(id)}.</p>`, { alert: true })}`;
   const receipt = stored.value;
-  const view = toReceiptView(receipt, deps.settings.baseUrl);
+  const view = toReceiptDetailView(receipt, deps.settings.baseUrl, deps.settings.tokens);
   const [log, { keys }] = await Promise.all([listDeliveries(deps, wallet, id), listMerchantKeys(deps, wallet)]);
   return `${back}
-<div id="receipt"${attrs({ 'data-receipt': id, 'data-poll': routes.consoleReceiptsGet.path.replace('{id}', encodeURIComponent(id)), 'data-chain-id': deps.settings.chainId })}>
+<div id="receipt"${attrs({ 'data-receipt': id, 'data-poll': routes.consoleReceiptsGet.path.replace('{id}', encodeURIComponent(id)), 'data-chain-id': deps.settings.chainId, 'data-payments': view.payments.length })}>
 ${panel('summary', id, `${moneyFacts(view)}<div id="status-changed" class="notice notice-info" role="status" hidden></div>`)}
 ${panel('lines', 'Lines', linesTable(view))}
+${panel('payments', 'Payments', paymentsTable(view.payments, deps.settings.payments.explorerUrl))}
 ${panel('history', 'Status history', historyTable(receipt))}
 ${deliveriesPanel(id, log, keys)}
 ${refundsPanel(receipt, view, deps.settings.payments.explorerUrl)}
