@@ -4,7 +4,8 @@
  * pays nothing there, and the receipt records the block it was mined in (reconciliation counts
  * only distributions after it).
  */
-import { type JsonRpcProvider } from 'ethers';
+import { createHash } from 'node:crypto';
+import { Wallet, type JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EvmChain } from '../../shared/adapters/evm/chain';
 import { createProvider } from '../../shared/adapters/evm/provider';
@@ -19,6 +20,8 @@ import { x402Order } from '../../shared/app/x402/orders';
 import { memoryDeps } from '../../shared/composition';
 import { InventoryUpsertInput } from '../../shared/domain/inventory';
 import { slugClaimId } from '../../shared/domain/shop';
+import { newReceiptId } from '../../shared/domain/receipt';
+import { paymentProofClaimId } from '../../shared/domain/x402';
 import type { PaymentSettler } from '../../shared/ports/payment-settler';
 import { chainWithOwnFeed, merchantWithSplit, payingSettings, testAccounts } from '../support/chain-merchant';
 import { protocolProof, v2ProofHeader } from '../support/x402';
@@ -87,6 +90,21 @@ describe('an x402 order in the payment ledger', () => {
     expect(paid.status).toBe(200);
     expect(reported).toMatchObject({ code: 'transaction_already_used' });
     expect((await deps.receipts.get(merchant, other))!.value).toMatchObject({ status: 'pending' });
+  });
+
+  it('its receipt id cannot be computed from the chain: a receipt made first under the id the payer and nonce would give does not stop the order', async () => {
+    const { body } = await shop();
+    const challenge = await x402Order(deps, new Headers(), body);
+    const payer = await accounts.newWallet([local.usdc]);
+    const proof = await protocolProof(payer.privateKey, challenge.headers['PAYMENT-REQUIRED']!);
+    const { from, nonce } = (proof.payload as unknown as { authorization: { from: string; nonce: string } }).authorization;
+    // What anyone who reads the settlement's AuthorizationUsed log can compute, taken by a wallet of their own.
+    const guessable = newReceiptId(createHash('sha256').update(paymentProofClaimId(local.chainId, local.usdc, from, nonce)).digest('hex').slice(0, 16));
+    const squatter = Wallet.createRandom().address.toLowerCase();
+    await createReceipt(deps, { wallet: squatter, subscriptionId: null }, { id: guessable, lineItems: [{ label: 'Mine', priceUsd: 1 }], totalUsd: 1 });
+    const paid = await x402Order(deps, new Headers(v2ProofHeader(proof)), body);
+    expect(paid.status).toBe(200);
+    expect((paid.body as { receipt: { receiptId: string } }).receipt.receiptId).not.toBe(guessable);
   });
 
   it('its transaction pays its own receipt, at its real block; reported for another receipt of the shop it is transaction_already_used', async () => {

@@ -4,7 +4,6 @@
  * that cannot be priced answers its 4xx, never a 402); once the payment is settled to the shop's
  * split, the receipt is stored and made `paid` through the one status service, and stock is taken.
  */
-import { createHash } from 'node:crypto';
 import { DomainError, describeZodError } from '../../domain/errors';
 import { newReceiptId } from '../../domain/receipt';
 import { slugClaimId } from '../../domain/shop';
@@ -98,7 +97,10 @@ export const x402Order = async (deps: AppDeps, headers: { get(name: string): str
   // The receipt's id follows from the proof: a run cut short after settlement and let through again
   // (see GateOutcome) finds the receipt it made, so one payment never makes two receipts; the
   // settlement's transaction is claimed for that receipt in the payment ledger before it is paid.
-  const receiptIdOf = (proofKey: string) => newReceiptId(createHash('sha256').update(proofKey).digest('hex').slice(0, 16));
+  // It is a MAC of the proof's key under the service's secret, not a plain hash: the key is read off
+  // the chain (payer and nonce), and an id anyone can compute could be taken first by a receipt of
+  // their own (the paid order then never made) or used to read the order's page.
+  const receiptIdOf = (proofKey: string) => newReceiptId(deps.sessionTokens.mac(`x402-receipt:${proofKey}`).slice(0, 16));
   const gate = await requirePayment(deps, headers, {
     resource: `${deps.settings.baseUrl}/api/x402/orders`,
     description: `Order from ${merchant.shop.branding.name || request.shopSlug}`,
