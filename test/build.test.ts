@@ -78,8 +78,8 @@ const answers = [];
       loadedOnTheirOwn.push(file);
     }
   }
-  console.log(JSON.stringify({ registered: [...handlers.keys()], answers, readAtLoad, readByCalls, loadedOnTheirOwn }));
-  process.exit(0);
+  // Exit once the line is written: stdout is a pipe, and an exit right after a large write cuts it short.
+  process.stdout.write(JSON.stringify({ registered: [...handlers.keys()], answers, readAtLoad, readByCalls, loadedOnTheirOwn }) + '\n', () => process.exit(0));
 })().catch((error) => {
   console.error(error);
   process.exit(1);
