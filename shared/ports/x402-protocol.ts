@@ -10,8 +10,8 @@ export interface AuthorizationTerms {
 
 export type AuthorizationOutcome =
   | { state: 'unused' }
-  /** Lower-case hash of the transaction whose transfer paid it, and its block. */
-  | { state: 'paid'; transaction: string; blockNumber: number }
+  /** Lower-case hash of the transaction whose transfer paid it, its block, and the transfer's log index. */
+  | { state: 'paid'; transaction: string; blockNumber: number; logIndex: number }
   | { state: 'spent' };
 
 /**

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Contract, NonceManager, Wallet, parseEther, type JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ChainUnavailableError, EvmChain } from '../../shared/adapters/evm/chain';
@@ -7,7 +8,7 @@ import type { AppDeps } from '../../shared/app/deps';
 import { upsertInventoryItem } from '../../shared/app/inventory-upsert';
 import { createOrder } from '../../shared/app/orders';
 import { getPortalView, quoteFor, recordPortalEvent } from '../../shared/app/payments/portal';
-import { claimPaymentTransaction } from '../../shared/app/payments/ledger';
+import { claimPayment } from '../../shared/app/payments/ledger';
 import { verifyPayment } from '../../shared/app/payments/verify';
 import { watchPayments } from '../../shared/app/payments/watcher';
 import { expireReceipts } from '../../shared/app/payments/expiry';
@@ -198,10 +199,37 @@ describe.each(allStores)('payments on $name', (store) => {
     const quote = await quoteFor(deps, id, 'USDC');
     // The settlement's transfer carries the receipt's amount, as a transfer to the split would; the gate claimed it for its order.
     const hash = await pay(await newWallet(), quote);
-    await claimPaymentTransaction(deps, chainInfo.chainId, hash, `${merchant}:x402-order`);
+    await claimPayment(deps, chainInfo.chainId, hash, `${merchant}:x402-order`);
     await expect(verifyPayment(deps, id, hash)).rejects.toMatchObject({ code: 'transaction_already_used' });
     expect(await receiptOf(id)).toMatchObject({ status: 'pending' });
     expect((await receiptOf(id)).payments ?? []).toEqual([]);
+  });
+
+  it('one transaction carrying two payments (a batch withdrawal) pays both receipts: the ledger claims transfers, not transactions', async () => {
+    const [first, second] = [await newReceipt(7), await newReceipt(8)];
+    const [quoteA, quoteB] = [await quoteFor(deps, first, 'USDC'), await quoteFor(deps, second, 'USDC')];
+    // An exchange's batch: one transaction, a transfer of each quoted amount into the split.
+    const exchange = Wallet.createRandom().address.toLowerCase();
+    const batch = {
+      hash: `0x${randomBytes(32).toString('hex')}`,
+      status: 1 as const,
+      from: exchange,
+      to: Wallet.createRandom().address.toLowerCase(),
+      data: '0x',
+      blockNumber: await provider.getBlockNumber(),
+      blockTimestamp: Math.floor(Date.now() / 1000),
+      moves: [
+        { token: chainInfo.usdc.toLowerCase(), from: exchange, to: split, amount: quoteA.amount, logIndex: 2 },
+        { token: chainInfo.usdc.toLowerCase(), from: exchange, to: split, amount: quoteB.amount, logIndex: 4 },
+      ],
+    };
+    const batched = { ...deps, chain: Object.assign(Object.create(chain) as EvmChain, { transaction: async () => batch }) };
+    expect(await verifyPayment(batched, second, batch.hash)).toMatchObject({ outcome: 'paid', status: 'paid', received: quoteB.amount });
+    expect(await verifyPayment(batched, first, batch.hash)).toMatchObject({ outcome: 'paid', status: 'paid', received: quoteA.amount });
+    // Each transfer pays once: a third receipt reporting the batch finds nothing of its own.
+    const third = await newReceipt(7);
+    await quoteFor(deps, third, 'USDC');
+    await expect(verifyPayment(batched, third, batch.hash)).rejects.toMatchObject({ code: 'transaction_already_used' });
   });
 
   it('a transfer of another receipt’s quoted amount cannot be claimed by a receipt that learns its hash', async () => {

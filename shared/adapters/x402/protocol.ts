@@ -46,7 +46,7 @@ const word = (address: string) => pad(address.toLowerCase() as Hex, { size: 32 }
  * authorization's, not another one's in the same transaction. Undefined when it made none, or is
  * not mined.
  */
-const paymentIn = async (chain: PublicClient, token: Hex, terms: AuthorizationTerms, hash: string): Promise<{ transaction: string; blockNumber: number } | undefined> => {
+const paymentIn = async (chain: PublicClient, token: Hex, terms: AuthorizationTerms, hash: string): Promise<{ transaction: string; blockNumber: number; logIndex: number } | undefined> => {
   const receipt = await chain.getTransactionReceipt({ hash: hash as Hex }).catch((error: unknown) => {
     if (isUnreachable(error)) throw new DependencyUnavailableError('chain', 'the chain RPC is unavailable');
     return undefined;
@@ -64,7 +64,7 @@ const paymentIn = async (chain: PublicClient, token: Hex, terms: AuthorizationTe
       transfer.topics[1]?.toLowerCase() === from &&
       transfer.topics[2]?.toLowerCase() === to &&
       BigInt(transfer.data) === BigInt(terms.value);
-    return moved ? { transaction: receipt.transactionHash.toLowerCase(), blockNumber: Number(receipt.blockNumber) } : undefined;
+    return moved ? { transaction: receipt.transactionHash.toLowerCase(), blockNumber: Number(receipt.blockNumber), logIndex: transfer.logIndex } : undefined;
   }
   return undefined;
 };

@@ -1,8 +1,10 @@
 /**
- * The payment ledger: one transaction pays one thing, on every path a payment arrives by — a hash
- * the portal reports, the watcher's find, a card on-ramp's delivery, an x402 settlement. The
- * transaction is claimed for what it pays (a receipt, a plan) before that becomes paid, and the
- * claim never moves: a second receipt it is reported for is refused `transaction_already_used`.
+ * The payment ledger: one transfer pays one thing, on every path a payment arrives by — a hash the
+ * portal reports, the watcher's find, a card on-ramp's delivery, an x402 settlement. The transfers a
+ * payment counts are claimed for what they pay (a receipt, a plan) before that becomes paid, and a
+ * claim never moves. The ledger claims transfers, not whole transactions: one transaction can carry
+ * several payments (an exchange's batch withdrawal, a bundle of user operations), each its own
+ * receipt's. A transaction that moved nothing (a reverted payment) is claimed whole.
  */
 import { DomainError } from '../../domain/errors';
 import { paymentTxClaimId } from '../../domain/payment';
@@ -12,10 +14,29 @@ import { holdClaim } from '../claims';
 /** What a receipt is called in the ledger (and in every claim that names a receipt). */
 export const receiptOwner = (receipt: { wallet: string; receiptId: string }) => `${receipt.wallet}:${receipt.receiptId}`;
 
-/** Claims `hash` for `owner`; the same owner claiming it again is fine, another is refused. */
-export const claimPaymentTransaction = async (deps: Pick<AppDeps, 'claims' | 'clock'>, chainId: number, hash: string, owner: string): Promise<void> => {
-  const id = paymentTxClaimId(chainId, hash);
-  if (!(await holdClaim(deps.claims, { id, owner, createdAt: deps.clock.now() }))) {
-    throw new DomainError('transaction_already_used', `transaction ${hash.toLowerCase()} already paid something else`, { field: 'txHash' });
+/** One transfer of a transaction in the ledger: its log index (-1: the transaction's own ETH value). */
+export const paymentTransferClaimId = (chainId: number, hash: string, logIndex: number) => `${paymentTxClaimId(chainId, hash)}:${logIndex}`;
+
+type LedgerDeps = Pick<AppDeps, 'claims' | 'clock'>;
+
+/**
+ * Claims for `owner` the transfers of `hash` at `logIndexes` (none: the whole transaction, which moved
+ * nothing). The same owner claiming again is fine; a transfer another holds is refused.
+ */
+export const claimPayment = async (deps: LedgerDeps, chainId: number, hash: string, owner: string, logIndexes: readonly number[] = []): Promise<void> => {
+  const ids = logIndexes.length > 0 ? logIndexes.map((index) => paymentTransferClaimId(chainId, hash, index)) : [paymentTxClaimId(chainId, hash)];
+  for (const id of ids) {
+    if (!(await holdClaim(deps.claims, { id, owner, createdAt: deps.clock.now() }))) {
+      throw new DomainError('transaction_already_used', `transaction ${hash.toLowerCase()} already paid something else`, { field: 'txHash' });
+    }
   }
+};
+
+/** Whether a transfer pays something other than `owner`: it, or its whole transaction, is claimed by another. */
+export const paysSomethingElse = async (deps: Pick<AppDeps, 'claims'>, chainId: number, hash: string, logIndex: number, owner: string): Promise<boolean> => {
+  for (const id of [paymentTransferClaimId(chainId, hash, logIndex), paymentTxClaimId(chainId, hash)]) {
+    const held = await deps.claims.get(id, id);
+    if (held && held.value.owner !== owner) return true;
+  }
+  return false;
 };

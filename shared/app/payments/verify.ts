@@ -22,8 +22,8 @@ import type { AppDeps } from '../deps';
 import { withEtagRetry } from '../etag-retry';
 import { loadMerchant } from '../merchants';
 import { changeStatus } from '../receipt-status';
-import { claimPaymentTransaction, receiptOwner } from './ledger';
-import { findReceipt, type PortalDeps } from './portal';
+import { claimPayment, paysSomethingElse, receiptOwner } from './ledger';
+import { findReceipt, quoteTokenAddress, type PortalDeps } from './portal';
 import { commitStock } from './stock';
 
 export type VerifyDeps = PortalDeps & Pick<AppDeps, 'inventory'>;
@@ -64,26 +64,32 @@ const priceIfLate = async (deps: VerifyDeps, receipt: Receipt, split: string, tx
  * an x402 authorization the gate has a record of (claimed before it was settled, so never after a
  * report of its hash).
  */
-const withoutOthersPayments = async (deps: VerifyDeps, receipt: Receipt, split: string, tx: MinedTransaction): Promise<MinedTransaction & { agentPayment: boolean }> => {
+const withoutOthersPayments = async (deps: VerifyDeps, receipt: Receipt, split: string, tx: MinedTransaction): Promise<MinedTransaction & { paidElsewhere: boolean }> => {
   const own = receiptOwner(receipt);
+  const chainId = deps.chain!.chainId;
   const moves = [];
-  let agentPayment = false;
+  // A transfer into the split that the ledger (or an x402 proof) gives to something else.
+  let paidElsewhere = false;
   for (const move of tx.moves) {
     if (move.authorizationNonce !== undefined) {
-      const proof = paymentProofClaimId(deps.chain!.chainId, move.token, move.from, move.authorizationNonce);
+      const proof = paymentProofClaimId(chainId, move.token, move.from, move.authorizationNonce);
       if (await deps.claims.get(proof, proof)) {
-        agentPayment ||= move.to.toLowerCase() === split;
+        paidElsewhere ||= move.to.toLowerCase() === split;
         continue;
       }
     }
     if (move.to.toLowerCase() === split) {
+      if (await paysSomethingElse(deps, chainId, tx.hash, move.logIndex, own)) {
+        paidElsewhere = true;
+        continue;
+      }
       const id = quoteAmountClaimId(deps.chain!.chainId, split, move.token, move.amount);
       const claim = await deps.claims.get(id, id);
       if (claim && claim.value.owner !== own) continue;
     }
     moves.push(move);
   }
-  return { ...tx, moves, agentPayment };
+  return { ...tx, moves, paidElsewhere };
 };
 
 const recordOf = (judgement: Extract<Judgement, { quote: unknown }> | { kind: 'reverted' }, tx: MinedTransaction, now: number): PaymentRecord => {
@@ -181,7 +187,7 @@ export const verifyPayment = async (deps: VerifyDeps, receiptId: string, hash: s
     case 'unconfirmed':
       return answer('unconfirmed', receipt.status, { confirmations: first.confirmations, required: first.required });
     case 'not_a_payment':
-      if (judged.agentPayment) throw new DomainError('transaction_already_used', `transaction ${txHash} is an x402 payment, which pays its own order`, { field: 'txHash' });
+      if (judged.paidElsewhere) throw new DomainError('transaction_already_used', `transaction ${txHash} already paid something else`, { field: 'txHash' });
       throw new DomainError('not_a_payment', first.reason, { field: 'txHash' });
     case 'before_receipt':
       throw new DomainError('not_a_payment', 'the transaction was mined before this receipt was made', { field: 'txHash' });
@@ -189,8 +195,14 @@ export const verifyPayment = async (deps: VerifyDeps, receiptId: string, hash: s
       break;
   }
 
-  // One failed transaction fails one receipt, once; one paying transaction pays one: the ledger's claim.
-  await claimPaymentTransaction(deps, chain.chainId, txHash, receiptOwner(receipt));
+  // One failed transaction fails one receipt, once; one transfer pays one: the ledger's claim, of the
+  // transfers this payment counts (the quote's token into the split), so another payment in the same
+  // transaction stays its own receipt's.
+  const counted =
+    first.kind === 'reverted'
+      ? []
+      : judged.moves.filter((move) => move.to.toLowerCase() === split.toLowerCase() && move.token.toLowerCase() === quoteTokenAddress(first.quote)).map((move) => move.logIndex);
+  await claimPayment(deps, chain.chainId, txHash, receiptOwner(receipt), counted);
   if (first.kind === 'reverted') return answer('reverted', await failWith(deps, receipt, 'PORTAL_CHAIN_TX_REVERTED', recordOf(first, tx, now)));
 
   // An underpayment is decided under the receipt's ETag: two short transfers verified at once each

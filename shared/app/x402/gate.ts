@@ -40,7 +40,7 @@ import type { Claim } from '../../ports/documents';
 import { DependencyUnavailableError } from '../../ports/errors';
 import type { AuthorizationOutcome } from '../../ports/x402-protocol';
 import { takeClaim } from '../claims';
-import { claimPaymentTransaction } from '../payments/ledger';
+import { claimPayment } from '../payments/ledger';
 import type { AppDeps } from '../deps';
 import { withEtagRetry } from '../etag-retry';
 import { takeSettlementUnit, type RelayerUnit } from '../relayer-budget';
@@ -301,7 +301,7 @@ const settledHeaders = async (deps: AppDeps, proof: Proof, offer: Offer, settlem
     ? { [X402_HEADERS.responseV2]: await deps.x402.encodePaymentResponse(settlement) }
     : { [X402_HEADERS.responseV1]: await deps.x402.encodePaymentResponse({ ...settlement, network: offer.v1Network }) };
 
-type Payment = { transaction: string; blockNumber: number };
+type Payment = { transaction: string; blockNumber: number; logIndex: number };
 
 /**
  * The record of a proof whose payment is on chain, written over `etag`: the proof is paid. Its
@@ -310,7 +310,7 @@ type Payment = { transaction: string; blockNumber: number };
  */
 const markSettled = async (deps: AppDeps, offer: Offer, proof: Proof, resource: PaidResource, id: string, record: ProofRecord, etag: string, payment: Payment): Promise<GateOutcome> => {
   const transaction = payment.transaction.toLowerCase();
-  await claimPaymentTransaction(deps, deps.settings.chainId, transaction, resource.ledgerOwner?.(id) ?? `x402:${id}`);
+  await claimPayment(deps, deps.settings.chainId, transaction, resource.ledgerOwner?.(id) ?? `x402:${id}`, [payment.logIndex]);
   const settlement: SettleResult = { success: true, transaction, network: offer.requirements.network, payer: proof.authorization.from };
   const settled = {
     ...record,
