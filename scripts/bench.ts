@@ -2,7 +2,7 @@
  * `npm run bench`: request rate and latency of the service against a bare node:http server that
  * answers a JSON body of the same size (this machine's ceiling), on the memory store and on the
  * Cosmos protocol server, plus the bundled app's import time, payment figures (scripts/bench/payments.ts)
- * and x402 figures (scripts/bench/x402.ts).
+ * x402 figures (scripts/bench/x402.ts) and the payment watcher with many open receipts (scripts/bench/watcher.ts).
  * Figures to report, not a pass/fail test.
  * `npm run bench -- --help` lists the environment knobs.
  */
@@ -17,12 +17,18 @@ import autocannon from 'autocannon';
 import { UsageError, parseCommandLine, runCli } from './cli';
 import { measureInProcess } from './bench/in-process';
 import { measurePayments, printPayments } from './bench/payments';
+import { measureWatcher, printWatcher } from './bench/watcher';
 import { measureX402, printX402 } from './bench/x402';
 
 const root = resolve(__dirname, '..');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 8);
 const ONLY = process.env.BENCH_ONLY || undefined;
+const WATCHER = {
+  receipts: Number(process.env.BENCH_WATCHER_RECEIPTS ?? 10_000),
+  shops: Number(process.env.BENCH_WATCHER_SHOPS ?? 100),
+  blocks: Number(process.env.BENCH_WATCHER_BLOCKS ?? 10),
+};
 const ITEMS = 1_000;
 
 const usage = `usage:
@@ -39,23 +45,35 @@ is reported and when only the watcher finds it, paid to the signed webhook, the 
 bare server answering the same page, and the portal script's size gzipped. Then x402, on another
 local stack: the 402 challenge of POST /api/x402/orders against @x402/express's paymentMiddleware
 answering the same challenge (ours again on the memory store), and payment proofs checked a second on
-one core (the signature alone, and the settler's verify on the local chain). Figures to report, not a
-pass/fail test; it takes a few minutes.
+one core (the signature alone, and the settler's verify on the local chain). Then the payment watcher
+with ${WATCHER.receipts} open receipts (a USDC quote each) across ${WATCHER.shops} shops: per mined block
+with payments in it, the chain calls a run makes (by method, counted at a proxy in front of anvil), its
+CPU and wall time, and mined → paid. Figures to report, not a pass/fail test; it takes a few minutes.
 
 Environment:
   BENCH_CONNECTIONS   concurrent connections in each load scenario (default 50)
   BENCH_SECONDS       how long each load scenario runs, in seconds (default 8)
   BENCH_ONLY          payments: the payment figures alone (no build, no other scenario);
-                      x402: the x402 figures alone (no build, no other scenario)
+                      x402: the x402 figures alone (no build, no other scenario);
+                      watcher: the watcher figures alone (no build, no other scenario)
+  BENCH_WATCHER_RECEIPTS  open receipts the watcher figures start from (default 10000)
+  BENCH_WATCHER_SHOPS     shops they belong to, one split each (default 100)
+  BENCH_WATCHER_BLOCKS    measured blocks with payments in them (default 10)
 
 Exit status: 0 measured, 1 failed, 2 bad usage.`;
 
 /** The knobs must be positive whole numbers (an unset one takes its default). */
 const checkKnobs = () => {
-  for (const [name, value] of [['BENCH_CONNECTIONS', CONNECTIONS], ['BENCH_SECONDS', DURATION_S]] as const) {
+  for (const [name, value] of [
+    ['BENCH_CONNECTIONS', CONNECTIONS],
+    ['BENCH_SECONDS', DURATION_S],
+    ['BENCH_WATCHER_RECEIPTS', WATCHER.receipts],
+    ['BENCH_WATCHER_SHOPS', WATCHER.shops],
+    ['BENCH_WATCHER_BLOCKS', WATCHER.blocks],
+  ] as const) {
     if (!Number.isInteger(value) || value < 1) throw new UsageError(`${name}: must be a whole number of at least 1, not ${JSON.stringify(process.env[name])}`);
   }
-  if (ONLY !== undefined && ONLY !== 'payments' && ONLY !== 'x402') throw new UsageError(`BENCH_ONLY: must be payments or x402, not ${JSON.stringify(ONLY)}`);
+  if (ONLY !== undefined && ONLY !== 'payments' && ONLY !== 'x402' && ONLY !== 'watcher') throw new UsageError(`BENCH_ONLY: must be payments, x402 or watcher, not ${JSON.stringify(ONLY)}`);
 };
 const LIST_PATH = '/api/inventory?category=cat-3&stock=in&sort=priceUsd&order=asc&limit=50';
 
@@ -175,6 +193,7 @@ const main = async () => {
   checkKnobs();
   if (ONLY === 'payments') return printPayments(await measurePayments(CONNECTIONS, DURATION_S));
   if (ONLY === 'x402') return printX402(await measureX402(CONNECTIONS, DURATION_S));
+  if (ONLY === 'watcher') return printWatcher(await measureWatcher(WATCHER, console.log));
   execFileSync('node', ['scripts/build.mjs', '--bench'], { cwd: root, stdio: 'inherit' });
   const rows: Row[] = [];
   const scenarios = async (store: 'memory' | 'cosmos') => {
@@ -214,6 +233,7 @@ const main = async () => {
   const inProcess = await measureInProcess(ITEMS);
   const payments = await measurePayments(CONNECTIONS, DURATION_S);
   const x402 = await measureX402(CONNECTIONS, DURATION_S);
+  const watcher = await measureWatcher(WATCHER);
   console.log(`\n${CONNECTIONS} connections, ${DURATION_S} s each, on ${require('node:os').cpus().length} cores\n`);
   console.log(['scenario'.padEnd(58), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'vs bare'.padStart(8), 'non-2xx'.padStart(8)].join(''));
   for (const row of rows) {
@@ -235,6 +255,7 @@ const main = async () => {
   console.log(`\nimport time (median of 11): node -e 0 ${imports.bare.toFixed(0)} ms; bundled app ${imports.bundle.toFixed(0)} ms (+${(imports.bundle - imports.bare).toFixed(0)} ms)`);
   printPayments(payments);
   printX402(x402);
+  printWatcher(watcher);
 };
 
 runCli(usage, main, (error) => console.error(error));
