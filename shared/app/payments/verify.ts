@@ -60,9 +60,10 @@ const priceIfLate = async (deps: VerifyDeps, receipt: Receipt, split: string, tx
 
 /**
  * The transaction without the transfers that are someone else's payment, whoever reports the hash
- * first: one that carries another receipt's quoted amount into this split, and one that carries out
- * an x402 authorization the gate has a record of (claimed before it was settled, so never after a
- * report of its hash).
+ * first: one the ledger gives to something else, one that carries another receipt's quoted amount
+ * into this split, and one that carries out an x402 authorization the gate has a record of (made
+ * before it settled, so never after a report of its hash). `paidElsewhere`: a transfer into the
+ * split was left out as another's in the ledger or an agent's.
  */
 const withoutOthersPayments = async (deps: VerifyDeps, receipt: Receipt, split: string, tx: MinedTransaction): Promise<MinedTransaction & { paidElsewhere: boolean }> => {
   const own = receiptOwner(receipt);
