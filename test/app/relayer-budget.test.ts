@@ -97,8 +97,8 @@ const newPayer = async (funds = 5_000_000n) => {
 const resourceFor = (payTo = Wallet.createRandom().address.toLowerCase(), amount = PRICE): PaidResource => ({ resource: ORDERS, description: 'An order', payTo, amount });
 
 /** A v1 proof (`X-PAYMENT`) of an EIP-3009 authorization signed here, with its nonce. */
-const proofOf = async (payer: BaseWallet, to: string, amount = PRICE) => {
-  const authorization = { from: payer.address, to, value: amount.toString(), validAfter: '0', validBefore: String(Math.floor(Date.now() / 1000) + 120), nonce: hexlify(randomBytes(32)) };
+const proofOf = async (payer: BaseWallet, to: string, amount = PRICE, validForSeconds = 120) => {
+  const authorization = { from: payer.address, to, value: amount.toString(), validAfter: '0', validBefore: String(Math.floor(Date.now() / 1000) + validForSeconds), nonce: hexlify(randomBytes(32)) };
   const domain = { name: 'USD Coin', version: '2', chainId: local.chainId, verifyingContract: local.usdc };
   const signature = await payer.signTypedData(domain, { TransferWithAuthorization: transferWithAuthorization }, authorization);
   const payload = { x402Version: 1, scheme: 'exact', network: `eip155:${local.chainId}`, payload: { authorization, signature } };
@@ -230,6 +230,27 @@ describe('an x402 settlement within the budget', () => {
     await expect(requirePayment(deps, (await proofOf(await newPayer(), resource.payTo)).headers, resource)).rejects.toMatchObject({ name: 'DependencyUnavailableError' });
     expect(await settlementsTaken(deps)).toBe(1);
     await expect(requirePayment({ ...deps, settler }, (await proofOf(await newPayer(), resource.payTo)).headers, resource)).rejects.toSatisfy(spent);
+  });
+
+  it('a settlement sent again on recovery (its first never reached the chain) takes a unit of its own: none left, 503 and nothing sent', async () => {
+    let offset = 0;
+    const neverSent: PaymentSettler = {
+      verify: (payload, requirements) => settler.verify(payload, requirements),
+      settle: async (_payload, requirements) => ({ success: false, errorReason: 'settlement_pending', transaction: `0x${'cd'.repeat(32)}`, network: requirements.network }),
+    };
+    const clock = { now: () => Date.now() + offset };
+    const deps = depsWith({ settlementsPerDay: 1 }, { settler: neverSent, clock });
+    const resource = resourceFor();
+    const payer = await newPayer();
+    const { headers } = await proofOf(payer, resource.payTo, PRICE, 400);
+    await expect(requirePayment(deps, headers, resource)).rejects.toMatchObject({ name: 'DependencyUnavailableError' });
+    expect(await settlementsTaken(deps)).toBe(1);
+    // Its lease over, the proof comes again: the chain has no trace of it, so it would be settled again.
+    offset = 3 * 60_000;
+    const { settler: sending, settled } = counting();
+    await expect(requirePayment({ ...deps, settler: sending }, headers, resource)).rejects.toSatisfy(spent);
+    expect(settled).toEqual([]);
+    expect(await balanceOf(resource.payTo)).toBe(0n);
   });
 
   it('takes nothing for a challenge, a refused proof or a replay', async () => {

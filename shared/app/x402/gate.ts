@@ -414,7 +414,9 @@ const recoverSettling = async (deps: AppDeps, offer: Offer, proof: Proof, resour
     await deps.claims.delete(id, id, held).catch(() => undefined);
     return offer.challenge('expired_authorization');
   }
-  return settleClaimed(deps, offer, proof, resource, id, taken, held);
+  // Sent again: a settlement of its own, which takes its own unit of the day's budget.
+  const unit = await takeSettlementUnit(deps);
+  return spentIfSent(deps, unit, id, settleClaimed(deps, offer, proof, resource, id, taken, held));
 };
 
 /**
