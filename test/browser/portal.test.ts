@@ -189,6 +189,28 @@ describe('the payment page in a browser', () => {
     }
   }, 90_000);
 
+  it('keeps the keyboard on a wallet’s button when the wallet list is drawn again (a wallet announced late)', async () => {
+    const id = await newOrder();
+    const { context, page, problems } = await openPage(desktop, { account: buyers[2]! });
+    try {
+      await page.goto(`${stack.baseUrl}/portal/${id}`);
+      await quoted(page, 'USDC');
+      await page.locator('#wallet-list button').first().waitFor();
+      // Past the page's wallet discovery: what redraws the list from here is the late announcement.
+      await page.waitForTimeout(600);
+      await tabTo(page, '#wallet-list button');
+      const before = await page.evaluate('document.activeElement.dataset.wallet');
+      await page.evaluate(`window.dispatchEvent(new CustomEvent('eip6963:announceProvider', { detail: { info: { uuid: 'late-wallet', name: 'Late Wallet', icon: '', rdns: 'example.late' }, provider: { request: async () => [] } } }))`);
+      await page.locator('#wallet-list button', { hasText: 'Late Wallet' }).waitFor();
+      expect(await page.evaluate('document.activeElement.dataset.wallet')).toBe(before);
+      await page.keyboard.press('Enter');
+      await page.locator('#wallet-state').filter({ hasText: 'Connected: Test Wallet' }).waitFor();
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
   it('a receipt paid elsewhere while its page is open (a phone wallet, from the QR code) shows the success state and nothing that pays again', async () => {
     const id = await newOrder();
     const { context, page, problems } = await openPage(desktop, { account: buyers[2]! });

@@ -207,6 +207,8 @@ const renderWallets = () => {
   const list = walletList();
   const status = byId('wallet-state');
   if (!list || !status || state.closed) return;
+  // A list drawn again (a wallet announced late, discovery settled) keeps the keyboard where it was.
+  const focused = list.contains(document.activeElement) ? (document.activeElement as HTMLElement).dataset.wallet : undefined;
   list.replaceChildren();
   if (state.account && state.wallet) {
     status.textContent = `Connected: ${state.wallet.info.name} · ${shortHex(state.account)}`;
@@ -230,8 +232,10 @@ const renderWallets = () => {
       button.append(icon);
     }
     button.append(`Connect ${wallet.info.name}`);
+    button.dataset.wallet = wallet.info.uuid;
     button.addEventListener('click', () => void connect(wallet));
     list.append(button);
+    if (wallet.info.uuid === focused) button.focus();
   }
 };
 
