@@ -4,11 +4,8 @@
  * minimum x402 order. The distribution side is in test/app/reconcile.test.ts.
  */
 import { HttpRequest, InvocationContext, type HttpResponseInit } from '@azure/functions';
-import { Contract, NonceManager, Wallet, hexlify, randomBytes, toQuantity, type BaseWallet, type JsonRpcProvider } from 'ethers';
+import { Contract, NonceManager, Wallet, hexlify, randomBytes, type BaseWallet, type JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
-import { createProvider } from '../../shared/adapters/evm/provider';
-import { inProcessSettler } from '../../shared/adapters/x402/in-process-settler';
 import { x402Protocol } from '../../shared/adapters/x402/protocol';
 import type { AppDeps } from '../../shared/app/deps';
 import { upsertInventoryItem } from '../../shared/app/inventory-upsert';
@@ -27,6 +24,7 @@ import { Reply, httpFunction } from '../../shared/http/function';
 import { routes } from '../../shared/http/routes';
 import type { PaymentSettler } from '../../shared/ports/payment-settler';
 import { transferWithAuthorization } from '../support/eip3009';
+import { x402TestChain } from '../support/x402';
 
 const local = inject('chain');
 const usdcAddress = local.usdc.toLowerCase();
@@ -40,18 +38,8 @@ let usdc: Contract;
 let settler: PaymentSettler;
 const protocol = x402Protocol({ rpcUrl: local.rpcUrl, chainId: local.chainId });
 
-/** Test accounts of this file only: nobody else counts their nonces. */
-const fundedAccount = async () => {
-  const wallet = Wallet.createRandom();
-  await provider.send('anvil_setBalance', [wallet.address, toQuantity(10n ** 20n)]);
-  return wallet;
-};
-
 beforeAll(async () => {
-  provider = createProvider(local.rpcUrl, local.chainId);
-  funder = new NonceManager((await fundedAccount()).connect(provider));
-  usdc = new Contract(local.usdc, testUsdcArtifact.abi, funder);
-  settler = inProcessSettler({ rpcUrl: local.rpcUrl, chainId: local.chainId, relayerPrivateKey: (await fundedAccount()).privateKey });
+  ({ provider, funder, usdc, settler } = await x402TestChain());
 });
 afterAll(() => provider.destroy());
 

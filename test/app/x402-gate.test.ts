@@ -21,7 +21,6 @@ import { InventoryUpsertInput } from '../../shared/domain/inventory';
 import { newMerchant } from '../../shared/domain/merchant';
 import { slugClaimId } from '../../shared/domain/shop';
 import { testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
-import { createProvider } from '../../shared/adapters/evm/provider';
 import { httpSettler } from '../../shared/adapters/x402/http-settler';
 import { inProcessSettler } from '../../shared/adapters/x402/in-process-settler';
 import { x402Protocol } from '../../shared/adapters/x402/protocol';
@@ -30,7 +29,7 @@ import { DomainError } from '../../shared/domain/errors';
 import { paymentProofClaimId, type PaymentPayload } from '../../shared/domain/x402';
 import type { PaymentSettler } from '../../shared/ports/payment-settler';
 import { transferWithAuthorization } from '../support/eip3009';
-import { protocolProof } from '../support/x402';
+import { fundedAccount, protocolProof, x402TestChain } from '../support/x402';
 
 const local = inject('chain');
 const usdcAddress = local.usdc.toLowerCase();
@@ -44,18 +43,8 @@ let usdc: Contract;
 let settler: PaymentSettler;
 const protocol = x402Protocol({ rpcUrl: local.rpcUrl, chainId: local.chainId });
 
-/** Test accounts of this file only: nobody else counts their nonces. */
-const fundedAccount = async () => {
-  const wallet = Wallet.createRandom();
-  await provider.send('anvil_setBalance', [wallet.address, toQuantity(10n ** 20n)]);
-  return wallet;
-};
-
 beforeAll(async () => {
-  provider = createProvider(local.rpcUrl, local.chainId);
-  funder = new NonceManager((await fundedAccount()).connect(provider));
-  usdc = new Contract(local.usdc, testUsdcArtifact.abi, funder);
-  settler = inProcessSettler({ rpcUrl: local.rpcUrl, chainId: local.chainId, relayerPrivateKey: (await fundedAccount()).privateKey });
+  ({ provider, funder, usdc, settler } = await x402TestChain());
 });
 afterAll(() => provider.destroy());
 
@@ -717,7 +706,7 @@ describe('the relayer, when a send of its answers as if it never went', () => {
     it(`'${lie}' for its own transaction: that transaction is the settlement, no second one is sent`, async () => {
       const node = await lyingNode(lie);
       try {
-        const relayer = await fundedAccount();
+        const relayer = await fundedAccount(provider);
         const lied = inProcessSettler({ rpcUrl: node.url, chainId: local.chainId, relayerPrivateKey: relayer.privateKey });
         const deps = depsWith();
         const resource = resourceFor();
@@ -753,7 +742,7 @@ describe('the relayer, when no send of its transaction is answered', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      const relayer = await fundedAccount();
+      const relayer = await fundedAccount(provider);
       const silent = inProcessSettler({ rpcUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, chainId: local.chainId, relayerPrivateKey: relayer.privateKey });
       const deps = depsWith();
       const resource = resourceFor();
@@ -775,7 +764,7 @@ describe('a remote facilitator (X402_FACILITATOR_URL)', () => {
   let url: string;
   beforeAll(async () => {
     // /verify and /settle as a facilitator answers them, by the protocol's facilitator in process (signatures really checked).
-    const behind = inProcessSettler({ rpcUrl: local.rpcUrl, chainId: local.chainId, relayerPrivateKey: (await fundedAccount()).privateKey });
+    const behind = inProcessSettler({ rpcUrl: local.rpcUrl, chainId: local.chainId, relayerPrivateKey: (await fundedAccount(provider)).privateKey });
     server = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));

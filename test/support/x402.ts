@@ -2,6 +2,12 @@ import { x402Client } from '@x402/core/client';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { privateKeyToAccount } from 'viem/accounts';
+import { Contract, NonceManager, Wallet, toQuantity, type JsonRpcProvider } from 'ethers';
+import { inject } from 'vitest';
+import { testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
+import { createProvider } from '../../shared/adapters/evm/provider';
+import { inProcessSettler } from '../../shared/adapters/x402/in-process-settler';
+import type { PaymentSettler } from '../../shared/ports/payment-settler';
 import type { PaymentPayload } from '../../shared/domain/x402';
 
 /**
@@ -19,3 +25,23 @@ export const protocolProof = async (privateKey: string, challenge: string | Para
 
 /** The header a v2 proof travels in. */
 export const v2ProofHeader = (payload: PaymentPayload): Record<string, string> => ({ 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload as never) });
+
+/** A fresh account of the calling file's own with 100 ETH on `provider`'s chain (nobody else counts its nonces). */
+export const fundedAccount = async (provider: JsonRpcProvider) => {
+  const wallet = Wallet.createRandom();
+  await provider.send('anvil_setBalance', [wallet.address, toQuantity(10n ** 20n)]);
+  return wallet;
+};
+
+/**
+ * The run's anvil chain as the x402 tests use it: a provider, the test USDC behind a funder of the
+ * file's own (it mints), and the protocol's facilitator in process with a relayer of the file's own.
+ */
+export const x402TestChain = async () => {
+  const local = inject('chain');
+  const provider = createProvider(local.rpcUrl, local.chainId);
+  const funder = new NonceManager((await fundedAccount(provider)).connect(provider));
+  const usdc = new Contract(local.usdc, testUsdcArtifact.abi, funder);
+  const settler: PaymentSettler = inProcessSettler({ rpcUrl: local.rpcUrl, chainId: local.chainId, relayerPrivateKey: (await fundedAccount(provider)).privateKey });
+  return { provider, funder, usdc, settler };
+};
