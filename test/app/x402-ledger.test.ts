@@ -9,22 +9,19 @@ import { Wallet, type JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EvmChain } from '../../shared/adapters/evm/chain';
 import { createProvider } from '../../shared/adapters/evm/provider';
-import { inProcessSettler } from '../../shared/adapters/x402/in-process-settler';
-import { x402Protocol } from '../../shared/adapters/x402/protocol';
 import type { AppDeps } from '../../shared/app/deps';
 import { upsertInventoryItem } from '../../shared/app/inventory-upsert';
 import { quoteFor } from '../../shared/app/payments/portal';
 import { verifyPayment } from '../../shared/app/payments/verify';
 import { createReceipt } from '../../shared/app/receipts';
 import { x402Order } from '../../shared/app/x402/orders';
-import { memoryDeps } from '../../shared/composition';
 import { InventoryUpsertInput } from '../../shared/domain/inventory';
 import { slugClaimId } from '../../shared/domain/shop';
 import { newReceiptId } from '../../shared/domain/receipt';
 import { paymentProofClaimId } from '../../shared/domain/x402';
 import type { PaymentSettler } from '../../shared/ports/payment-settler';
-import { chainWithOwnFeed, merchantWithSplit, payingSettings, testAccounts } from '../support/chain-merchant';
-import { protocolProof, v2ProofHeader } from '../support/x402';
+import { merchantWithSplit, testAccounts } from '../support/chain-merchant';
+import { payingDepsWithX402, protocolProof, v2ProofHeader } from '../support/x402';
 
 const local = inject('chain');
 let provider: JsonRpcProvider;
@@ -35,16 +32,7 @@ let accounts: Awaited<ReturnType<typeof testAccounts>>;
 beforeAll(async () => {
   provider = createProvider(local.rpcUrl, local.chainId);
   accounts = await testAccounts(provider);
-  const own = await chainWithOwnFeed(() => accounts.newWallet());
-  chain = own.chain;
-  const relayer = await accounts.newWallet();
-  const base = memoryDeps({ chain });
-  deps = memoryDeps({
-    chain,
-    settler: inProcessSettler({ rpcUrl: local.rpcUrl, chainId: local.chainId, relayerPrivateKey: relayer.privateKey }),
-    x402: x402Protocol({ rpcUrl: local.rpcUrl, chainId: local.chainId }),
-    settings: { ...payingSettings(base.settings, own.ethUsdFeed), baseUrl: 'http://localhost:7071' },
-  });
+  ({ chain, deps } = await payingDepsWithX402(() => accounts.newWallet()));
 });
 afterAll(() => {
   chain?.destroy();

@@ -8,6 +8,10 @@ import { testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
 import { createProvider } from '../../shared/adapters/evm/provider';
 import { inProcessSettler } from '../../shared/adapters/x402/in-process-settler';
 import type { PaymentSettler } from '../../shared/ports/payment-settler';
+import { x402Protocol } from '../../shared/adapters/x402/protocol';
+import type { AppDeps } from '../../shared/app/deps';
+import { memoryDeps } from '../../shared/composition';
+import { chainWithOwnFeed, payingSettings } from './chain-merchant';
 import type { PaymentPayload } from '../../shared/domain/x402';
 
 /**
@@ -44,4 +48,22 @@ export const x402TestChain = async () => {
   const usdc = new Contract(local.usdc, testUsdcArtifact.abi, funder);
   const settler: PaymentSettler = inProcessSettler({ rpcUrl: local.rpcUrl, chainId: local.chainId, relayerPrivateKey: (await fundedAccount(provider)).privateKey });
   return { provider, funder, usdc, settler };
+};
+
+/**
+ * Memory deps that take payments on the run's chain (a feed and a relayer of the caller's own, from
+ * `fresh`) and settle x402 in process: what a test of paid receipts of every kind needs.
+ */
+export const payingDepsWithX402 = async (fresh: () => Promise<Wallet>) => {
+  const local = inject('chain');
+  const own = await chainWithOwnFeed(fresh);
+  const relayer = await fresh();
+  const base = memoryDeps({ chain: own.chain });
+  const deps: AppDeps = memoryDeps({
+    chain: own.chain,
+    settler: inProcessSettler({ rpcUrl: local.rpcUrl, chainId: local.chainId, relayerPrivateKey: relayer.privateKey }),
+    x402: x402Protocol({ rpcUrl: local.rpcUrl, chainId: local.chainId }),
+    settings: { ...payingSettings(base.settings, own.ethUsdFeed), baseUrl: 'http://localhost:7071' },
+  });
+  return { chain: own.chain, deps };
 };
