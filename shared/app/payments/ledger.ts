@@ -34,9 +34,6 @@ export const claimPayment = async (deps: LedgerDeps, chainId: number, hash: stri
 
 /** Whether a transfer pays something other than `owner`: it, or its whole transaction, is claimed by another. */
 export const paysSomethingElse = async (deps: Pick<AppDeps, 'claims'>, chainId: number, hash: string, logIndex: number, owner: string): Promise<boolean> => {
-  for (const id of [paymentTransferClaimId(chainId, hash, logIndex), paymentTxClaimId(chainId, hash)]) {
-    const held = await deps.claims.get(id, id);
-    if (held && held.value.owner !== owner) return true;
-  }
-  return false;
+  const held = await Promise.all([paymentTransferClaimId(chainId, hash, logIndex), paymentTxClaimId(chainId, hash)].map((id) => deps.claims.get(id, id)));
+  return held.some((claim) => claim !== undefined && claim.value.owner !== owner);
 };
