@@ -18,6 +18,7 @@ import './console-receipts-redeliver';
 import './console-receipts-terminal';
 import './console-webhooks-test';
 import './console-webhook-secret-rotate';
+import './console-deposits-sweep';
 import './shop-config-get';
 import './shop-config-update';
 import './pricing-config-get';

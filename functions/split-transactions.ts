@@ -1,5 +1,5 @@
 import { app } from '@azure/functions';
-import { listSplitTransactions } from '../shared/app/splits';
+import { listSplitTransactions } from '../shared/app/inflows';
 import { httpFunction } from '../shared/http/function';
 import { routes } from '../shared/http/routes';
 

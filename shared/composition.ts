@@ -53,6 +53,7 @@ export const settingsFrom = (config: Config): Settings => ({
   relayer: {
     settlementsPerDay: config.SETTLEMENT_DAILY_BUDGET,
     distributionsPerDay: config.DISTRIBUTION_DAILY_BUDGET,
+    sweepsPerDay: config.SWEEP_DAILY_BUDGET,
     x402MinOrder: config.X402_MIN_ORDER_USDC,
     distributeMin: { USDC: config.DISTRIBUTE_MIN_USDC, USDT: config.DISTRIBUTE_MIN_USDT, ETH: config.DISTRIBUTE_MIN_ETH_WEI },
   },
@@ -108,6 +109,7 @@ const chainFrom = (config: Config): (Chain & { destroy(): void }) | undefined =>
     splitFactory: config.SPLIT_FACTORY_ADDRESS,
     tokens: [config.USDC_ADDRESS, config.USDT_ADDRESS].filter((token): token is string => Boolean(token)),
     ethUsdFeed: config.ETH_USD_FEED_ADDRESS,
+    depositFactory: config.DEPOSIT_FACTORY_ADDRESS,
   };
   let chain: Promise<EvmChain> | undefined;
   const load = () => (chain ??= import('./adapters/evm/chain').then(({ EvmChain }) => new EvmChain(options)));
@@ -119,12 +121,18 @@ const chainFrom = (config: Config): (Chain & { destroy(): void }) | undefined =>
     findSplit: async (payees) => (await load()).findSplit(payees),
     splitTransfers: async (address, range) => (await load()).splitTransfers(address, range),
     blockNumber: async () => (await load()).blockNumber(),
+    blockTimestamp: async (blockNumber) => (await load()).blockTimestamp(blockNumber),
     relayerBalance: async () => (await load()).relayerBalance(),
     transaction: async (hash) => (await load()).transaction(hash),
-    paymentsInto: async (splits, range) => (await load()).paymentsInto(splits, range),
+    depositAddress: async (split, wallet, receiptId) => (await load()).depositAddress(split, wallet, receiptId),
+    paymentsInto: async (addresses, range) => (await load()).paymentsInto(addresses, range),
+    tokenTransfersInto: async (addresses, range) => (await load()).tokenTransfersInto(addresses, range),
+    ethTransfersTo: async (addresses, range) => (await load()).ethTransfersTo(addresses, range),
     transfersAmong: async (senders, recipients, range) => (await load()).transfersAmong(senders, recipients, range),
     ethUsdPrice: async () => (await load()).ethUsdPrice(),
     distribute: async (split, token) => (await load()).distribute(split, token),
+    sweepDeposits: async (deposits) => (await load()).sweepDeposits(deposits),
+    sweepCall: async (deposits) => (await load()).sweepCall(deposits),
     balancesOf: async (holders, tokens, blockTag) => (await load()).balancesOf(holders, tokens, blockTag),
     splitHoldings: async (split, payee, tokens, blockTag) => (await load()).splitHoldings(split, payee, tokens, blockTag),
     firstBlockAtOrAfter: async (timestampMs) => (await load()).firstBlockAtOrAfter(timestampMs),

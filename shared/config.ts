@@ -72,6 +72,8 @@ const EnvSchema = z.object({
    */
   SETTLEMENT_DAILY_BUDGET: z.coerce.number().int().min(0).default(1_000),
   DISTRIBUTION_DAILY_BUDGET: z.coerce.number().int().min(0).default(1_000),
+  /** Deposit sweeps (`sweepMany` transactions of up to 50 deposit addresses) per UTC day, all shops together. */
+  SWEEP_DAILY_BUDGET: z.coerce.number().int().min(0).default(50),
   /** The smallest x402 order, USDC atomic units: its platform fee pays for its settlement's gas. */
   X402_MIN_ORDER_USDC: atomicUnits('2000000').refine(
     (units) => units >= X402_ORDER_BOUNDS.min && units <= X402_ORDER_BOUNDS.max,
@@ -110,7 +112,7 @@ const EnvSchema = z.object({
   USDC_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').transform((a) => a.toLowerCase()).optional(),
   USDT_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').transform((a) => a.toLowerCase()).optional(),
   SPLIT_FACTORY_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').transform((a) => a.toLowerCase()).optional(),
-  /** The DepositFactory that makes per-receipt deposit addresses. Optional: no payment uses them yet. */
+  /** The DepositFactory that makes per-receipt deposit addresses: without it the portal makes no quotes (every payment goes to a receipt's own address). */
   DEPOSIT_FACTORY_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').transform((a) => a.toLowerCase()).optional(),
   /** Pays gas for the service's own transactions (split deployment, x402 settlement). A secret. */
   RELAYER_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key').optional(),

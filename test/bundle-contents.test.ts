@@ -30,9 +30,9 @@ describe('the Functions bundle', () => {
       .filter(([, input]) => input.bytesInOutput > 0)
       .map(([file]) => file);
     expect(bundled).toContain('shared/adapters/system/runtime.ts');
-    // Beside functions/ and shared/: the split contracts (not the test tokens) and package.json (the version).
+    // Beside functions/ and shared/: the split and deposit contracts (not the test tokens) and package.json (the version).
     const others = bundled.filter((file) => !/^(functions|shared|web)\//.test(file) && file !== 'package.json');
-    expect(others.sort()).toEqual(['contracts/artifacts/Split.json', 'contracts/artifacts/SplitFactory.json']);
+    expect(others.sort()).toEqual(['contracts/artifacts/DepositFactory.json', 'contracts/artifacts/Split.json', 'contracts/artifacts/SplitFactory.json']);
     expect(bundled).toContain('web/portal/render.ts');
     // Not even parsed: nothing the app imports reaches the local stack, the scripts, the pages'
     // browser scripts or their bundler.

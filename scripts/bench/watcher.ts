@@ -1,13 +1,16 @@
 /**
  * Watcher figures for `npm run bench` (alone with BENCH_ONLY=watcher): the payment watcher with many
- * open receipts, each with an open USDC quote (tagged amounts, one split per shop). In this process:
- * the embedded Cosmos protocol server, Azurite in memory, anvil with the local contracts, and the
- * app's own dependencies (not the HTTP host): the watcher is run here as the timer runs it (every
- * second, never two at once), so its CPU can be read around each run and no other timer shares the
- * chain or the store. Its chain calls go through a counting proxy on loopback in front of anvil, so
- * they are counted at the transport; the buyers send to anvil directly and are not counted.
- * Each measured block holds a few payments to random open receipts and some unrelated transfers
- * (to other addresses, and into watched splits in amounts no quote holds), mined together.
+ * open receipts, each at its own deposit address with an open USDC quote, every hundredth quoted in
+ * ETH too (its address balance-watched). In this process: the embedded Cosmos protocol server, Azurite
+ * in memory, anvil with the local contracts, and the app's own dependencies (not the HTTP host): the
+ * watcher is run here as the timer runs it (every second, never two at once), so its CPU can be read
+ * around each run and no other timer shares the chain or the store. Its chain calls go through a
+ * counting proxy on loopback in front of anvil, so they are counted at the transport; the buyers send
+ * to anvil directly and are not counted.
+ * Each measured block holds a few payments to random open receipts (one in ETH) and some unrelated
+ * transfers (to other addresses, and straight into shops' splits, which pay no receipt), mined together.
+ * Then, with the timer stopped, payments whose hash is reported as the page reports it: the service's
+ * part, from the mined block to `paid`.
  * Figures to report, not a pass/fail test.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,14 +21,15 @@ import { Contract, NonceManager, Wallet, type JsonRpcProvider } from 'ethers';
 import { testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
 import { createProvider } from '../../shared/adapters/evm/provider';
 import type { AppDeps } from '../../shared/app/deps';
+import { openDeposits } from '../../shared/app/payments/deposits';
 import { quoteFor } from '../../shared/app/payments/portal';
 import { watchRefunds } from '../../shared/app/payments/refunds';
+import { verifyPayment } from '../../shared/app/payments/verify';
 import { watchPayments, type WatchReport } from '../../shared/app/payments/watcher';
 import { createReceipt } from '../../shared/app/receipts';
 import { deploySplit } from '../../shared/app/splits';
 import { compose } from '../../shared/composition';
 import { LOCAL_GAS_SETTINGS, loadConfig } from '../../shared/config';
-import { watchlistId } from '../../shared/domain/payment';
 import { ReceiptCreateRequest } from '../../shared/domain/receipt-request';
 import { ANVIL_ACCOUNTS, ANVIL_BUYERS, ANVIL_RELAYER, startAnvil } from '../local/anvil';
 import { deployLocalContracts } from '../local/deploy-contracts';
@@ -35,10 +39,16 @@ import { close, listen, urlOf } from './loopback';
 
 /** As the timer's schedule (every second). */
 const WATCH_PERIOD_MS = 1_000;
-/** Payments and unrelated transfers in each measured block. */
+/** Payments (of them, in ETH) and unrelated transfers in each measured block. */
 const PAYMENTS_PER_BLOCK = 5;
+const ETH_PAYMENTS_PER_BLOCK = 1;
 const UNRELATED_TO_OTHERS = 3;
 const UNRELATED_INTO_SPLITS = 2;
+/** Every this many receipts one is quoted in ETH as well (its address is then balance-watched). */
+const ETH_QUOTED_EVERY = 100;
+/** Payments whose hash is reported, after a couple of warm-up ones that are not counted. */
+const REPORTED = 30;
+const REPORTED_WARM_UP = 2;
 /** Receipts and quotes made at once while seeding (the store's throughput on loopback, not a limit of the app). */
 const SEED_CONCURRENCY = 16;
 const WAIT_MS = 15_000;
@@ -60,17 +70,29 @@ interface Run {
   report: WatchReport;
 }
 
+/** One reported hash: mined → `paid` answered, the CPU of the call and the chain calls it made by method. */
+interface Report {
+  ms: number;
+  cpuMs: number;
+  calls: Record<string, number>;
+}
+
 export interface WatcherFigures {
   knobs: WatcherKnobs;
-  seed: { splitsMs: number; receiptsMs: number; openQuotes: number; watchedSplits: number };
+  seed: { splitsMs: number; receiptsMs: number; openQuotes: number; ethQuotes: number; watched: number; balanceWatched: number };
   /** The run that read each measured block. */
   blockRuns: Run[];
   /** Runs that found no new block. */
   idleRuns: Run[];
-  /** Mined (the block's mine call returned) → the payment's record written by the watcher, in ms, sorted. */
+  /** Mined (the block's mine call returned) → the payment's record written by the watcher, in ms, sorted: all, and the ETH ones. */
   latencies: number[];
+  ethLatencies: number[];
   paid: number;
   sent: number;
+  /** Payments the block runs matched (a stray transfer into a split matches none). */
+  matched: number;
+  /** Reported hashes, in the order made. */
+  reported: Report[];
   notes: string[];
 }
 
@@ -173,15 +195,17 @@ export const measureWatcher = async (knobs: WatcherKnobs, log: (line: string) =>
 
     // Receipts with an open USDC quote, through the use cases the API and the portal call.
     started = performance.now();
-    const open: Array<{ wallet: string; id: string; amount: bigint; payTo: string }> = [];
+    const open: Array<{ wallet: string; id: string; payTo: string; usdc: bigint; eth?: bigint }> = [];
     const work = Array.from({ length: knobs.receipts }, (_, n) => ({ wallet: shops[n % knobs.shops]!, n }));
     await pool(work, SEED_CONCURRENCY, async ({ wallet, n }) => {
       const id = `bench-watch-${n}`;
       // Totals from 1.00 to 200.00 USD: shops sell different things.
       const totalUsd = (100 + ((n * 7_919) % 19_901)) / 100;
       await createReceipt(deps, { wallet, subscriptionId: null }, ReceiptCreateRequest.parse({ id, lineItems: [{ label: 'Goods', priceUsd: totalUsd }], totalUsd }));
-      const quote = await quoteFor(deps, id, 'USDC');
-      open.push({ wallet, id, amount: BigInt(quote.amount), payTo: quote.payTo.toLowerCase() });
+      const usdc = await quoteFor(deps, id, 'USDC');
+      // A buyer who looked at USDC and then chose ETH: the same address, now balance-watched too.
+      const eth = n % ETH_QUOTED_EVERY === ETH_QUOTED_EVERY / 2 ? await quoteFor(deps, id, 'ETH') : undefined;
+      open.push({ wallet, id, payTo: usdc.payTo.toLowerCase(), usdc: BigInt(usdc.amount), ...(eth && { eth: BigInt(eth.amount) }) });
       if (open.length % 1_000 === 0) log(`watcher: ${open.length}/${knobs.receipts} receipts quoted (${((performance.now() - started) / 1000).toFixed(0)} s)`);
     });
     const receiptsMs = performance.now() - started;
@@ -190,7 +214,8 @@ export const measureWatcher = async (knobs: WatcherKnobs, log: (line: string) =>
     // The buyers send to anvil directly: their calls are not the watcher's.
     const provider: JsonRpcProvider = createProvider(anvil.rpcUrl, anvil.chainId);
     stops.push(() => provider.destroy());
-    const buyers = ANVIL_BUYERS.map((buyer) => new Contract(contracts.usdc, testUsdcArtifact.abi, new NonceManager(new Wallet(buyer.privateKey, provider))));
+    const signers = ANVIL_BUYERS.map((buyer) => new NonceManager(new Wallet(buyer.privateKey, provider)));
+    const buyers = signers.map((signer) => new Contract(contracts.usdc, testUsdcArtifact.abi, signer));
     const notes: string[] = [];
 
     // The watcher, as the timer runs it: every second, skipped while a run is still going.
@@ -227,19 +252,33 @@ export const measureWatcher = async (knobs: WatcherKnobs, log: (line: string) =>
     const warmUp = runs.length;
 
     const latencies: number[] = [];
+    const ethLatencies: number[] = [];
     const measuredBlocks = new Set<number>();
     let sent = 0;
     let paid = 0;
     const remaining = [...open];
+    const take = (quoted: (receipt: (typeof open)[number]) => boolean) => {
+      const candidates = remaining.flatMap((receipt, index) => (quoted(receipt) ? [index] : []));
+      const index = candidates[Math.floor(Math.random() * candidates.length)];
+      return index === undefined ? undefined : remaining.splice(index, 1)[0]!;
+    };
+    const reported: Report[] = [];
+    const stopWatcher = async () => {
+      clearInterval(timer);
+      while (running) await sleep(20);
+    };
     await provider.send('evm_setAutomine', [false]);
     try {
       for (let block = 0; block < knobs.blocks; block++) {
         // Mined at a random point of the timer's second, not locked to it.
         await sleep(Math.random() * WATCH_PERIOD_MS);
-        const paying = Array.from({ length: Math.min(PAYMENTS_PER_BLOCK, remaining.length) }, () => remaining.splice(Math.floor(Math.random() * remaining.length), 1)[0]!);
-        const sends = paying.map((receipt, n) => buyers[n % buyers.length]!.getFunction('transfer')(receipt.payTo, receipt.amount));
+        const inEth = Array.from({ length: ETH_PAYMENTS_PER_BLOCK }, () => take((receipt) => receipt.eth !== undefined)).filter((receipt) => receipt !== undefined);
+        const inUsdc = Array.from({ length: PAYMENTS_PER_BLOCK - inEth.length }, () => take(() => true)).filter((receipt) => receipt !== undefined);
+        const paying = [...inUsdc, ...inEth];
+        const sends: Array<Promise<unknown>> = inUsdc.map((receipt, n) => buyers[n % buyers.length]!.getFunction('transfer')(receipt.payTo, receipt.usdc));
+        for (const [n, receipt] of inEth.entries()) sends.push(signers[(inUsdc.length + n) % signers.length]!.sendTransaction({ to: receipt.payTo, value: receipt.eth! }));
         for (let n = 0; n < UNRELATED_TO_OTHERS; n++) sends.push(buyers[n % buyers.length]!.getFunction('transfer')(Wallet.createRandom().address, 1_000_000n + BigInt(n)));
-        // Whole dollars: no tagged amount is one.
+        // Straight into a shop's split, as a buyer copying an old address would: no receipt's payment.
         for (let n = 0; n < UNRELATED_INTO_SPLITS; n++) sends.push(buyers[(n + 2) % buyers.length]!.getFunction('transfer')(splits[Math.floor(Math.random() * splits.length)]!, 1_000_000n * BigInt(n + 1)));
         await Promise.all(sends);
         await provider.send('evm_mine', []);
@@ -259,13 +298,34 @@ export const measureWatcher = async (knobs: WatcherKnobs, log: (line: string) =>
           if (recorded.size < paying.length) await sleep(100);
         }
         paid += recorded.size;
-        for (const recordedAt of recorded.values()) latencies.push(recordedAt - minedAt);
+        for (const [id, recordedAt] of recorded) {
+          latencies.push(recordedAt - minedAt);
+          if (inEth.some((receipt) => receipt.id === id)) ethLatencies.push(recordedAt - minedAt);
+        }
         // The run that read the block has ended before the next block is made.
         while (!runs.some((run) => run.report.toBlock !== null && run.report.toBlock >= number) && Date.now() < until) await sleep(20);
       }
+
+      // The hash reported, as the page reports its wallet's answer: the timer is stopped first, so each
+      // report decides its payment (no run records it first) and the chain calls counted are its own.
+      await stopWatcher();
+      for (let n = 0; n < REPORTED_WARM_UP + REPORTED; n++) {
+        const receipt = take(() => true);
+        if (!receipt) break;
+        const tx = (await buyers[n % buyers.length]!.getFunction('transfer')(receipt.payTo, receipt.usdc)) as { hash: string };
+        await provider.send('evm_mine', []);
+        const minedAt = performance.now();
+        proxy.take();
+        const cpu = process.cpuUsage();
+        const answer = await verifyPayment(deps, receipt.id, tx.hash, { reporter: 'page' });
+        const ms = performance.now() - minedAt;
+        const used = process.cpuUsage(cpu);
+        const calls = proxy.take();
+        if (answer.outcome !== 'paid') throw new Error(`the reported hash of ${receipt.id} answered ${JSON.stringify(answer)}`);
+        if (n >= REPORTED_WARM_UP) reported.push({ ms, cpuMs: (used.user + used.system) / 1000, calls });
+      }
     } finally {
-      clearInterval(timer);
-      while (running) await sleep(20);
+      await stopWatcher();
       await provider.send('evm_setAutomine', [true]);
     }
 
@@ -274,27 +334,53 @@ export const measureWatcher = async (knobs: WatcherKnobs, log: (line: string) =>
     const idleRuns = measured.filter((run) => run.report.fromBlock === null);
     if (paid < sent) notes.push(`${sent - paid}/${sent} payments were not recorded by the watcher within ${WAIT_MS / 1000} s`);
     if (failures > 0) notes.push(`${failures} watcher run(s) failed`);
-    const listId = watchlistId(anvil.chainId);
-    const watched = Object.keys((await deps.chainState.get(listId, listId))?.value.splits ?? {}).length;
-    return { knobs, seed: { splitsMs, receiptsMs, openQuotes: open.length, watchedSplits: watched }, blockRuns, idleRuns, latencies: sorted(latencies), paid, sent, notes };
+    const matched = blockRuns.reduce((total, run) => total + run.report.matched, 0);
+    if (matched !== paid) notes.push(`the block runs matched ${matched} transfers for ${paid} payments recorded`);
+    const watched = [...(await openDeposits(deps)).values()];
+    return {
+      knobs,
+      seed: {
+        splitsMs,
+        receiptsMs,
+        openQuotes: open.length,
+        ethQuotes: open.filter((receipt) => receipt.eth !== undefined).length,
+        watched: watched.length,
+        balanceWatched: watched.filter((entry) => entry.eth).length,
+      },
+      blockRuns,
+      idleRuns,
+      latencies: sorted(latencies),
+      ethLatencies: sorted(ethLatencies),
+      paid,
+      sent,
+      matched,
+      reported,
+      notes,
+    };
   } finally {
     for (const stop of stops.reverse()) await stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 };
 
-const describeCalls = (runs: Run[]) => {
-  const methods = [...new Set(runs.flatMap((run) => Object.keys(run.calls)))].sort();
-  return methods.map((method) => `${method} ${at(sorted(runs.map((run) => run.calls[method] ?? 0)), 0.5)}`).join(', ') || 'none';
+const describeCalls = (calls: Array<Record<string, number>>) => {
+  const methods = [...new Set(calls.flatMap((record) => Object.keys(record)))].sort();
+  return methods.map((method) => `${method} ${at(sorted(calls.map((record) => record[method] ?? 0)), 0.5)}`).join(', ') || 'none';
 };
+
+const spread = (samples: number[]) => `n ${samples.length}, p50 ${at(samples, 0.5).toFixed(0)} ms, p99 ${at(samples, 0.99).toFixed(0)} ms, max ${(samples.at(-1) ?? NaN).toFixed(0)} ms`;
 
 export const printWatcher = (figures: WatcherFigures) => {
   const { knobs, seed } = figures;
   console.log(
-    `\npayment watcher, ${seed.openQuotes} open receipts (USDC quotes, tagged amounts) across ${knobs.shops} shops (one split each), in process (anvil, 1 confirmation; Cosmos protocol server; watcher every second)`,
+    `\npayment watcher, ${seed.openQuotes} open receipts at deposit addresses (USDC quotes, ${seed.ethQuotes} quoted in ETH too) across ${knobs.shops} shops, in process (anvil, 1 confirmation; Cosmos protocol server; watcher every second)`,
   );
-  console.log(`seeding: ${knobs.shops} splits in ${(seed.splitsMs / 1000).toFixed(1)} s; ${seed.openQuotes} receipts with a quote (createReceipt + quoteFor, ${SEED_CONCURRENCY} at a time) in ${(seed.receiptsMs / 1000).toFixed(1)} s`);
-  console.log(`each block: ${PAYMENTS_PER_BLOCK} payments to random open receipts, ${UNRELATED_TO_OTHERS} transfers to other addresses, ${UNRELATED_INTO_SPLITS} into watched splits in amounts no quote holds`);
+  console.log(
+    `seeding: ${knobs.shops} splits in ${(seed.splitsMs / 1000).toFixed(1)} s; ${seed.openQuotes} receipts with a quote (createReceipt + quoteFor, ${SEED_CONCURRENCY} at a time) in ${(seed.receiptsMs / 1000).toFixed(1)} s; ${seed.watched} addresses watched, ${seed.balanceWatched} of them for ETH`,
+  );
+  console.log(
+    `each block: ${PAYMENTS_PER_BLOCK} payments to random open receipts (${ETH_PAYMENTS_PER_BLOCK} in ETH), ${UNRELATED_TO_OTHERS} transfers to other addresses, ${UNRELATED_INTO_SPLITS} straight into shops' splits (no receipt's)`,
+  );
   console.log(['watcher run'.padEnd(40), 'n'.padStart(4), 'RPC calls'.padStart(10), 'CPU p50 ms'.padStart(11), 'CPU p99 ms'.padStart(11), 'wall p50 ms'.padStart(12), 'wall p99 ms'.padStart(12)].join(''));
   for (const [name, runs] of [
     ['with a new block (payments in it)', figures.blockRuns],
@@ -306,11 +392,13 @@ export const printWatcher = (figures: WatcherFigures) => {
     console.log(
       [name.padEnd(40), String(runs.length).padStart(4), String(at(calls, 0.5)).padStart(10), at(cpu, 0.5).toFixed(1).padStart(11), at(cpu, 0.99).toFixed(1).padStart(11), at(wall, 0.5).toFixed(0).padStart(12), at(wall, 0.99).toFixed(0).padStart(12)].join(''),
     );
-    console.log(`  RPC calls by method (median per run): ${describeCalls(runs)}`);
+    console.log(`  RPC calls by method (median per run): ${describeCalls(runs.map((run) => run.calls))}`);
   }
-  const { latencies } = figures;
+  console.log(`mined → paid, watcher alone (the payment's record time): ${spread(figures.latencies)} (target p50 ≤ 1 s); the ETH ones: ${spread(figures.ethLatencies)}`);
+  const { reported } = figures;
   console.log(
-    `mined → paid, watcher alone (the payment's record time): n ${latencies.length}, p50 ${at(latencies, 0.5).toFixed(0)} ms, p99 ${at(latencies, 0.99).toFixed(0)} ms, max ${(latencies.at(-1) ?? NaN).toFixed(0)} ms (target p50 ≤ 1 s)`,
+    `mined → paid, hash reported (verifyPayment as the page reports it, timer stopped): ${spread(sorted(reported.map((report) => report.ms)))} (target p50 ≤ 200 ms); CPU p50 ${at(sorted(reported.map((report) => report.cpuMs)), 0.5).toFixed(1)} ms`,
   );
+  console.log(`  RPC calls by method (median per report): ${describeCalls(reported.map((report) => report.calls))}`);
   for (const note of figures.notes) console.log(`note: ${note}`);
 };

@@ -67,6 +67,8 @@ export interface RelayerSettings {
   settlementsPerDay: number;
   /** Distributions the reconcile timer sends per UTC day, all splits together. */
   distributionsPerDay: number;
+  /** `sweepMany` transactions (up to 50 deposits each) the reconcile timer sends per UTC day, all shops together. */
+  sweepsPerDay: number;
   /** The smallest x402 order, USDC atomic units: never below the interface document's 100000. */
   x402MinOrder: bigint;
   /** What a split must hold of a token (atomic units) before the relayer distributes it; 0: whatever it holds. */

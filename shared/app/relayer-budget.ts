@@ -1,7 +1,7 @@
 /**
- * The relayer's daily budget for the gas it pays besides split deployments: x402 settlements and the
- * distributions that reconcile paid receipts, each kind counted per UTC day, all callers together, in
- * a claims document of its own (`takeFromBudget`). Whoever asks, the day's count never passes the
+ * The relayer's daily budget for the gas it pays besides split deployments: x402 settlements, the
+ * distributions that reconcile paid receipts and the sweeps of deposit addresses before them, each kind
+ * counted per UTC day, all callers together, in a claims document of its own (`takeFromBudget`). Whoever asks, the day's count never passes the
  * limit; a unit taken for work that sent nothing goes back. See docs/decisions.md, "The relayer's budget".
  */
 import { DomainError } from '../domain/errors';
@@ -9,7 +9,7 @@ import { DAY_MS } from '../domain/split';
 import { returnToBudget, takeFromBudget } from './counters';
 import type { AppDeps } from './deps';
 
-export type RelayerWork = 'settlement' | 'distribution';
+export type RelayerWork = 'settlement' | 'distribution' | 'sweep';
 
 /** A unit of the day's budget, taken. */
 export interface RelayerUnit {
@@ -31,7 +31,8 @@ export const relayerBudgetResetAt = (now: number) => dayStartOf(now) + DAY_MS;
 export const takeRelayerUnit = async (deps: BudgetDeps, work: RelayerWork): Promise<RelayerUnit | undefined> => {
   const now = deps.clock.now();
   const id = relayerBudgetId(work, now);
-  const limit = work === 'settlement' ? deps.settings.relayer.settlementsPerDay : deps.settings.relayer.distributionsPerDay;
+  const { settlementsPerDay, distributionsPerDay, sweepsPerDay } = deps.settings.relayer;
+  const limit = { settlement: settlementsPerDay, distribution: distributionsPerDay, sweep: sweepsPerDay }[work];
   // Kept a day past its own, so a unit given back after midnight still finds the counter it came from.
   if (!(await takeFromBudget(deps, id, limit, dayStartOf(now) + 2 * DAY_MS))) return undefined;
   let returned = false;

@@ -1,7 +1,8 @@
 /**
  * The merchant's reserve, read from the chain: per accepted token, its part of what the split holds
- * undistributed and its wallet's balance, valued in USD; and the token the next payment should ask
- * for (`recommendToken`), which the buyer's portal pre-selects.
+ * undistributed (with what waits at the deposit addresses of its paid receipts, on its way there) and
+ * its wallet's balance, valued in USD; and the token the next payment should ask for
+ * (`recommendToken`), which the buyer's portal pre-selects.
  */
 import type { Merchant } from '../domain/merchant';
 import { isStale, rateOf, type PayToken, type PayTokenSymbol } from '../domain/payment';
@@ -12,8 +13,9 @@ import type { Chain } from '../ports/chain';
 import { BoundedCache } from './bounded-cache';
 import type { AppDeps } from './deps';
 import { loadMerchant } from './merchants';
+import { paidDepositAddresses } from './payments/sweeps';
 
-type ReserveDeps = Pick<AppDeps, 'merchants' | 'clock' | 'chain' | 'settings'>;
+type ReserveDeps = Pick<AppDeps, 'merchants' | 'receipts' | 'clock' | 'chain' | 'settings'>;
 
 const chainOf = (deps: Pick<AppDeps, 'chain'>): Chain => {
   if (!deps.chain) throw new DependencyUnavailableError('chain', 'no chain is configured (CHAIN_RPC_URL)');
@@ -65,9 +67,9 @@ const readHoldings = async (deps: ReserveDeps, merchant: Merchant) => {
   const addresses = tokens.map((token) => lower(token.address));
   const split = merchant.split;
   const payee = split?.recipients.find((recipient) => recipient.role === 'merchant')?.address ?? merchant.wallet;
-  const blockNumber = await chain.blockNumber();
+  const [blockNumber, deposits] = await Promise.all([chain.blockNumber(), split ? paidDepositAddresses(deps, merchant.wallet, split.address) : Promise.resolve([])]);
   const [balances, inSplit, ethPrice] = await Promise.all([
-    chain.balancesOf(split ? [merchant.wallet, split.address] : [merchant.wallet], addresses, blockNumber),
+    chain.balancesOf(split ? [merchant.wallet, split.address, ...deposits] : [merchant.wallet], addresses, blockNumber),
     split ? chain.splitHoldings(split.address, payee, addresses, blockNumber) : Promise.resolve(undefined),
     ethPriceFor(deps, chain),
   ]);
@@ -76,7 +78,10 @@ const readHoldings = async (deps: ReserveDeps, merchant: Merchant) => {
     const inWallet = balances[lower(merchant.wallet)]?.[address] ?? 0n;
     const held = inSplit?.[address];
     const mine = split && held ? splitShares(held.distributable, split.recipients).merchant + held.credited : null;
-    const total = inWallet + (mine ?? 0n);
+    // What waits at deposit addresses joins the split's balance when swept: the merchant's part of the two together.
+    const waiting = deposits.reduce((sum, deposit) => sum + (balances[deposit]?.[address] ?? 0n), 0n);
+    const mineWithDeposits = split && held ? splitShares(held.distributable + waiting, split.recipients).merchant + held.credited : null;
+    const total = inWallet + (mineWithDeposits ?? 0n);
     const usdPrice = token.symbol === 'ETH' ? (ethPrice?.usd ?? null) : 1;
     return {
       token,
@@ -102,7 +107,8 @@ const staleNote = (ethPrice: EthPrice | null) => (ethPrice?.stale ? 'the ETH/USD
 /**
  * `GET /api/reserve/balances`: per accepted token, the merchant's part of the split's undistributed
  * balance (its share of what `distribute` would pay now, plus any credit the split owes it) and its
- * wallet's balance, valued in USD (the stablecoins at one dollar, ETH at the feed), each token's share
+ * wallet's balance; `total` also counts its part of what waits at its paid receipts' deposit addresses
+ * for their sweep into the split (no field of its own), valued in USD (the stablecoins at one dollar, ETH at the feed), each token's share
  * of the valued whole, the totals, and the target ratios. Without a split only the wallet counts.
  */
 export const getReserveBalances = async (deps: ReserveDeps, wallet: string) => {

@@ -14,15 +14,19 @@ export const QuoteView = z.object({
   token: PayTokenSymbol,
   tokenAddress: z.string().nullable(),
   chainId: z.number().int(),
-  payTo: z.string(),
-  amount: z.string().describe('atomic units (6 decimals for USDC and USDT, 18 for ETH)'),
+  payTo: z
+    .string()
+    .describe(
+      "the receipt's own deposit address (lower-case): every payment of this receipt goes here, in any amount, from any wallet; it can only ever send on to the shop's split. The same address for every token and every quote of the receipt",
+    ),
+  amount: z.string().describe('exactly the amount due, in atomic units (6 decimals for USDC and USDT, 18 for ETH): the customer total for the stablecoins, its ETH at the locked price rounded up to the wei'),
   decimals: z.number().int(),
   /** The amount in whole tokens, for display. */
-  display: z.string(),
+  display: z.string().describe('the amount in whole tokens, exact'),
   usd: z.number(),
-  rate: z.number(),
-  expiresAt: z.number().int(),
-  uri: z.string().describe('EIP-681 payment request'),
+  rate: z.number().describe('USD per whole token at the quote (1 for the stablecoins)'),
+  expiresAt: z.number().int().describe('end of the lock (Unix ms): ETH is owed at the locked price until then; transfers after it still count (the stablecoins in full, ETH against the price then)'),
+  uri: z.string().describe('EIP-681 payment request to the deposit address, with the exact amount'),
 });
 export type QuoteView = z.output<typeof QuoteView>;
 
@@ -56,7 +60,7 @@ export const PortalView = z.object({
   quote: QuoteView.nullable(),
   payment: z
     .object({
-      transactionHash: z.string(),
+      transactionHash: z.string().nullable().describe('null for ETH credited from the deposit address’s balance (sent on by a contract, with no transaction of its own)'),
       buyerWallet: z.string().nullable(),
       token: z.string().nullable(),
       amount: z.string().nullable(),

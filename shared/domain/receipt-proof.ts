@@ -86,7 +86,7 @@ export interface ReceiptProofMessage {
   /** Atomic units of the token received for the receipt (the receipt's `amountPaid`). */
   amount: string;
   payer: string;
-  /** The merchant's split contract the payment went to. */
+  /** Where the payment went: the receipt's deposit address (an x402 payment: the merchant's split). */
   payTo: string;
   chainId: number;
   /** The transaction that made the receipt paid. */
@@ -205,7 +205,7 @@ export const ReceiptProofView = z.object({
     tokenAddress: Address.describe('the zero address for ETH'),
     amount: z.string().describe('atomic units of the token, a decimal string'),
     payer: Address,
-    payTo: Address.describe("the merchant's split"),
+    payTo: Address.describe("where the payment went: the receipt's deposit address (an agent's x402 payment: the merchant's split)"),
     chainId: z.number().int(),
     transactionHash: z.string(),
     paidAt: z.number().int().describe('Unix ms'),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { failureCategories } from './failures';
-import { PayTokenSymbol, type PaymentRecord, type PayToken } from './payment';
+import { isBalanceCredit, PayTokenSymbol, type PaymentRecord, type PayToken } from './payment';
 import { paymentUrlFor, receiptStatuses, type Receipt } from './receipt';
 import { WEBHOOK_EVENT } from './webhook';
 
@@ -38,12 +38,13 @@ export const RefundView = z.object({
 /** How the service judged a transaction: `satisfies` keeps out a name records lack, `toPaymentView` fails to compile on one they gain. */
 const paymentOutcomes = ['paid', 'overpaid', 'underpaid', 'slippage', 'reverted'] as const satisfies readonly PaymentRecord['outcome'][];
 
-/** One transaction the service judged for the receipt, as it recorded it. */
+/** One transaction the service judged for the receipt, as it recorded it: its hash, sender, token, amount, block and outcome. */
 export const PaymentView = z.object({
-  transactionHash: z.string(),
-  payer: z.string().describe('the address the token came from; for a reverted transaction, its sender'),
+  transactionHash: z.string().nullable().describe('null for ETH credited from the deposit address’s balance: no transaction of its own sent it there'),
+  judgedBy: z.enum(['transaction', 'balance']).describe('`transaction`: a transaction on chain, found by its hash or its logs; `balance`: ETH the deposit address received that no transaction to it explains (a contract wallet sent it on), credited from its balance at `blockNumber`'),
+  payer: z.string().nullable().describe('the address the token came from; for a reverted transaction, its sender; null for ETH credited from the deposit address’s balance (a contract wallet’s internal transfer names no sender)'),
   token: PayTokenSymbol.nullable().describe('null: the transaction reverted and moved nothing'),
-  amount: z.string().describe('atomic units of `token` this transaction brought to the split, decimal string ("0" when it reverted)'),
+  amount: z.string().describe('atomic units of `token` this transaction brought to the receipt\'s deposit address (an x402 settlement: to the split), decimal string ("0" when it reverted)'),
   decimals: z.number().int().nullable().describe('the decimals of `token`: `amount` / 10^decimals whole tokens; null with `token`'),
   expected: z.string().nullable().describe('atomic units the receipt needed in all when this transaction was judged (earlier underpayments count toward it); null when it reverted'),
   blockNumber: z.number().int(),
@@ -87,11 +88,15 @@ export type ReceiptView = z.output<typeof ReceiptView>;
 
 /**
  * One receipt (`GET /api/receipts/{id}`, the console's receipt): the view with every transaction
- * judged for it, oldest first. Lists and the answers that make a receipt carry `ReceiptView` alone:
- * anyone may send the split a transfer of the quoted token and report it, so a receipt's records are
- * not bounded, and a page of 200 receipts must not grow with them.
+ * judged for it, oldest first, and its deposit address. Lists and the answers that make a receipt
+ * carry `ReceiptView` alone: anyone may send the receipt's address a transfer of a quoted token, so a
+ * receipt's records are not bounded, and a page of 200 receipts must not grow with them.
  */
 export const ReceiptDetailView = ReceiptView.extend({
+  depositAddress: z
+    .string()
+    .nullable()
+    .describe("the receipt's own address, where its quotes ask to be paid (fixed at its first quote); null before one, and for a receipt paid to the split (an x402 order)"),
   payments: z.array(PaymentView).describe("every transaction judged for the receipt, oldest first; the receipt's own `transactionHash` names the one that paid it"),
 });
 export type ReceiptDetailView = z.output<typeof ReceiptDetailView>;
@@ -180,7 +185,8 @@ const decimalsOf = (receipt: Receipt, tokens: readonly PayToken[], symbol: Payme
 };
 
 export const toPaymentView = (receipt: Receipt, tokens: readonly PayToken[], record: PaymentRecord): PaymentView => ({
-  transactionHash: record.txHash,
+  transactionHash: isBalanceCredit(record.txHash) ? null : record.txHash,
+  judgedBy: isBalanceCredit(record.txHash) ? 'balance' : 'transaction',
   payer: record.payer,
   token: record.token,
   amount: record.amount,
@@ -193,6 +199,7 @@ export const toPaymentView = (receipt: Receipt, tokens: readonly PayToken[], rec
 
 export const toReceiptDetailView = (receipt: Receipt, baseUrl: string, tokens: readonly PayToken[]): ReceiptDetailView => ({
   ...toReceiptView(receipt, baseUrl),
+  depositAddress: receipt.deposit?.address ?? null,
   payments: (receipt.payments ?? []).map((record) => toPaymentView(receipt, tokens, record)),
 });
 

@@ -93,6 +93,13 @@ export interface Receipt {
   quotes?: Quote[];
   /** Every transaction looked at for this receipt, whatever was decided. */
   payments?: PaymentRecord[];
+  /**
+   * The receipt's own deposit address (fixed at its first quote, with the split it sweeps to): every
+   * payment of the receipt goes there, so where a transfer went says which receipt it pays.
+   */
+  deposit?: { address: string; split: string };
+  /** The wallet the payment page connected last (its `buyer_logged_in`): only its reverted transaction, reported by the page, fails the receipt. */
+  connectedWallet?: string;
   /** What paid it, in `token`'s atomic units. */
   amountPaid?: string | null;
   /** Atomic units above the quote (kept for the merchant; refundable). */

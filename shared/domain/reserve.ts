@@ -159,7 +159,7 @@ export const ReserveTokenView = z.object({
     .nullable()
     .describe('null when the merchant has no split'),
   wallet: Amounts.describe("the merchant wallet's own balance"),
-  total: Amounts.describe("the merchant's part in the split plus the wallet's balance"),
+  total: Amounts.describe("the merchant's part in the split, with its part of what waits at its paid receipts' deposit addresses for their sweep into the split, plus the wallet's balance"),
   usdPrice: z.number().nullable().describe('USD per whole token: 1 for the stablecoins, the feed for ETH; null when the feed is stale'),
   usdValue: z.number().nullable(),
   share: z.number().nullable().describe('share of the valued holdings (0 to 1); null when the token cannot be valued'),

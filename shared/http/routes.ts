@@ -13,6 +13,7 @@ import { OrderBody, OrderRequest } from '../domain/order';
 import { PricingUpdate } from '../domain/pricing';
 import { blankAsAbsent, queryInteger, queryIntegerOr } from '../domain/query-params';
 import { ReceiptDetailView, ReceiptView, StatusView } from '../domain/receipt-views';
+import { DepositEthView, SplitTransactionView } from '../domain/inflows';
 import { ReceiptProofView, ReceiptSignerView } from '../domain/receipt-proof';
 import { ReceiptCreateRequest, ReceiptListQuery, ReceiptStatusQuery, ReceiptStatusUpdate } from '../domain/receipt-request';
 import { ShopBranding, ShopConfig, ShopConfigUpdate, ShopLayout, Slug } from '../domain/shop';
@@ -206,6 +207,24 @@ const SplitView = z.object({
   chainId: z.number().int(),
   platformFeeBps: z.number().int(),
   partnerFeeBps: z.number().int(),
+});
+
+const DepositSweepRequest = z.object({
+  token: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address')
+    .transform((address) => address.toLowerCase())
+    .optional()
+    .describe('recover this token (any ERC-20; the zero address for ETH) from the deposit addresses of your receipts of any status; default: the accepted tokens at your paid receipts\' addresses'),
+  receiptId: Id.optional().describe("only this receipt's deposit address"),
+});
+const DepositSweepAnswer = z.object({
+  ok: z.literal(true),
+  chainId: z.number().int(),
+  to: z.string().describe('the DepositFactory: send the transaction here from your own wallet (you pay the gas)'),
+  data: z.string().nullable().describe('the sweepMany calldata; null: nothing to sweep'),
+  deposits: z.array(z.object({ receiptId: z.string(), address: z.string(), split: z.string(), tokens: z.array(z.string()) })).describe('the deposits it sweeps (at most 50), each with the tokens it holds'),
+  remaining: z.number().int().describe('further deposits holding something: ask again once these are swept'),
 });
 
 /** A console page's query string, each page reading its own names (search, filters, paging). */
@@ -412,7 +431,7 @@ export const routes = {
     method: 'GET',
     path: '/api/split/transactions',
     auth: { kind: 'key', scope: 'split:read' },
-    summary: 'Payments into the split and distributions out of it, from chain logs over a bounded block range',
+    summary: "Transfers into the split and into the shop's deposit addresses, each attributed (a receipt's payment, a sweep, or unattributed), and distributions out of the split, from chain logs over a bounded block range",
     query: z
       .object({
         fromBlock: queryInteger(0, Number.MAX_SAFE_INTEGER),
@@ -425,18 +444,9 @@ export const routes = {
       split: z.string().nullable(),
       fromBlock: z.number().int().nullable(),
       toBlock: z.number().int().nullable(),
-      transactions: z.array(
-        z.object({
-          kind: z.enum(['payment', 'distribution', 'withdrawal']).describe('withdrawal: a payee credited earlier (it had refused a transfer) takes its share out'),
-          token: z.string(),
-          from: z.string(),
-          to: z.string(),
-          amount: z.string(),
-          txHash: z.string(),
-          blockNumber: z.number().int(),
-          logIndex: z.number().int(),
-        }),
-      ),
+      transactions: z.array(SplitTransactionView),
+      depositEth: z.array(DepositEthView).describe('ETH that reached the shop’s deposit addresses in the range (it leaves no log: measured by balance), one entry per address that received or recorded any'),
+      receiptsTruncated: z.boolean().describe('the shop has more receipts than are read for one answer: transfers into older receipts’ deposit addresses are left out, and their sweeps show as unattributed'),
       nextCursor: z.string().nullable(),
     }),
     errors: ['invalid_input', 'service_unavailable'],
@@ -648,6 +658,17 @@ export const routes = {
     summary: 'The merchant console: a new webhook signing secret (the first one, when there is none), shown once; the one it replaces still signs beside it for 24 hours',
     response: z.object({ ok: z.literal(true), webhookSecret: z.string().describe('the new secret, shown this once'), signingSecret: WebhookSigningView }),
     errors: [],
+  }),
+  consoleDepositsSweep: route({
+    name: 'console-deposits-sweep',
+    method: 'POST',
+    path: '/api/console/deposits/sweep',
+    auth: MERCHANT_SESSION,
+    summary:
+      "The merchant console: the DepositFactory.sweepMany your own wallet sends to move what waits at your receipts' deposit addresses into their splits (paid receipts' accepted tokens, or a token to recover); the service sends nothing",
+    body: DepositSweepRequest,
+    response: DepositSweepAnswer,
+    errors: ['invalid_input', 'not_found', 'service_unavailable'],
   }),
   openapi: route({
     name: 'openapi',

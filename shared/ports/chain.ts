@@ -51,6 +51,8 @@ export interface Chain {
   /** Payments into the split (ETH and the configured tokens) and distributions out of it, oldest first. */
   splitTransfers(address: string, range: { fromBlock: number; toBlock: number }): Promise<SplitTransfer[]>;
   blockNumber(): Promise<number>;
+  /** A block's timestamp (Unix seconds), as the block carries it. */
+  blockTimestamp(blockNumber: number): Promise<number>;
   /** The relayer wallet's native balance (wei): it pays gas for the service's own transactions. */
   relayerBalance(): Promise<bigint>;
   /**
@@ -58,8 +60,26 @@ export interface Chain {
    * by splits): `pending` while not mined, undefined when the node does not know the hash.
    */
   transaction(hash: string): Promise<MinedTransaction | 'pending' | undefined>;
-  /** Payments into any of these splits in the range (tokens' `Transfer` logs and splits' `PaymentReceived`), oldest first. */
-  paymentsInto(splits: readonly string[], range: { fromBlock: number; toBlock: number }): Promise<ChainMove[]>;
+  /**
+   * A receipt's deposit address (lower-case): the DepositFactory's CREATE2 address for the shop's
+   * split and the receipt, computed without a call; undefined where no deposit factory is configured.
+   */
+  depositAddress(split: string, wallet: string, receiptId: string): Promise<string | undefined>;
+  /** Configured-token transfers into any of these addresses in the range (`Transfer` logs), oldest first; however many are named. */
+  paymentsInto(addresses: readonly string[], range: { fromBlock: number; toBlock: number }): Promise<ChainMove[]>;
+  /**
+   * ERC-20 `Transfer` logs of any token contract, configured or not, into any of these addresses in the
+   * range, oldest first; however many are named. What reached a split or a deposit address, a token
+   * the shop does not accept included (its `token` is whatever contract logged it). An ERC-721
+   * transfer (the same event, its token id indexed) is no such transfer and is left out.
+   */
+  tokenTransfersInto(addresses: readonly string[], range: { fromBlock: number; toBlock: number }): Promise<ChainMove[]>;
+  /**
+   * ETH sent to any of these addresses by a transaction of its own in the range (its `to` and value;
+   * such a transfer leaves no log), read from the range's blocks: asked only where a balance rose.
+   * ETH a contract sent on (a contract wallet's internal call) is not among them.
+   */
+  ethTransfersTo(addresses: readonly string[], range: { fromBlock: number; toBlock: number }): Promise<ChainMove[]>;
   /**
    * Configured-token transfers from any of these senders to any of these recipients in the range
    * (refunds), oldest first: one log query however many are named, so the caller pairs senders and
@@ -82,6 +102,29 @@ export interface Chain {
   firstBlockAtOrAfter(timestampMs: number): Promise<number>;
   /** Has the relayer call `distribute(token)` on the split (token: zero address for ETH); resolves once mined. */
   distribute(split: string, token: string): Promise<{ txHash: string; blockNumber: number }>;
+  /**
+   * Has the relayer send one `DepositFactory.sweepMany` for these deposits (each forwarder deployed on
+   * first use, then `tokens` swept to its split; the zero address: ETH); resolves once mined. `failed`:
+   * the deposit addresses (lower-case) whose sweep the factory reported with `SweepFailed` (their funds
+   * stayed). Throws where no deposit factory is configured.
+   */
+  sweepDeposits(deposits: readonly DepositSweep[]): Promise<{ txHash: string; blockNumber: number; failed: string[] }>;
+  /**
+   * The same `sweepMany` as a call anyone's wallet can send (`to`: the factory, `data`: the calldata),
+   * computed without a call: the merchant's own wallet sweeps its deposits and pays the gas. Throws
+   * where no deposit factory is configured.
+   */
+  sweepCall(deposits: readonly DepositSweep[]): Promise<{ to: string; data: string }>;
+}
+
+/** A receipt's deposit address to sweep, named as the factory names it: the split and the receipt (its key follows). */
+export interface DepositSweep {
+  split: string;
+  /** The shop's wallet and the receipt's id: the receipt key (`receiptKey`) is derived from them with the chain id. */
+  wallet: string;
+  receiptId: string;
+  /** Token contracts to sweep, the zero address for ETH; none: the forwarder is deployed only. */
+  tokens: readonly string[];
 }
 
 /** A value move with where it happened. */

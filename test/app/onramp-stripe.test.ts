@@ -13,7 +13,7 @@ import { signStripeWebhook, startStripeFake, stripeEventBody, sessionAt, stripeS
 /**
  * Stripe as the card on-ramp, wired as a deployment wires it (ONRAMP_PROVIDER=stripe, the SDK pointed
  * at a local fake of Stripe's API by STRIPE_API_URL): the portal's session request carries the
- * receipt's quote to the split on Base Sepolia, and Stripe's signed `crypto.onramp_session_updated`
+ * receipt's quote to its deposit address on Base Sepolia, and Stripe's signed `crypto.onramp_session_updated`
  * events move the receipt, each once.
  */
 const TEST_KEY = 'sk_test_51OnrampCompositionTest';
@@ -41,6 +41,7 @@ beforeAll(async () => {
     SPLIT_FACTORY_ADDRESS: chainInfo.splitFactory,
     RELAYER_PRIVATE_KEY: Wallet.createRandom().privateKey,
     USDC_ADDRESS: chainInfo.usdc,
+    DEPOSIT_FACTORY_ADDRESS: chainInfo.depositFactory,
   });
   deps = compose(config).deps;
   await deps.merchants.upsert(merchant, merchantRecordWithSplit(merchant, { address: split, platform: Wallet.createRandom().address.toLowerCase(), txHash: `0x${'1'.repeat(64)}`, chainId: BASE_SEPOLIA }));
@@ -59,12 +60,15 @@ const receiptOf = async (id: string) => (await deps.receipts.get(merchant, id))!
 const deliver = (webhook: { body: string; headers: Headers }) => applyOnrampWebhook(deps, 'stripe', webhook.body, webhook.headers);
 
 describe('Stripe as the card on-ramp', () => {
-  it("opens a Stripe session for the receipt's USDC quote, to the split on Base Sepolia, with redirect_url", async () => {
+  it("opens a Stripe session for the receipt's USDC quote, to the receipt's deposit address on Base Sepolia, with redirect_url", async () => {
     const id = await newReceipt({ redirect_url: 'https://shop.example/done' });
     const session = await openOnrampSession(deps, id, '203.0.113.7');
     const sent = fake.requests.at(-1)!;
+    const deposit = (await receiptOf(id)).deposit!;
+    expect(deposit.split).toBe(split);
+    expect(deposit.address).toBe(session.quote.payTo);
     expect(sent.form).toMatchObject({
-      'wallet_addresses[base_network]': split,
+      'wallet_addresses[base_network]': deposit.address,
       destination_network: 'base',
       destination_currency: 'usdc',
       destination_amount: session.quote.display,

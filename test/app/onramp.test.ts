@@ -49,7 +49,7 @@ describe.each(allStores)('card payments through the sandbox on-ramp on $name', (
   beforeAll(async () => {
     const relayer = await newWallet();
     const sandboxFunder = await newWallet();
-    chain = new EvmChain({ rpcUrl: chainInfo.rpcUrl, chainId: chainInfo.chainId, relayerPrivateKey: relayer.privateKey, splitFactory: chainInfo.splitFactory, tokens: [chainInfo.usdc, chainInfo.usdt] });
+    chain = new EvmChain({ rpcUrl: chainInfo.rpcUrl, chainId: chainInfo.chainId, relayerPrivateKey: relayer.privateKey, splitFactory: chainInfo.splitFactory, tokens: [chainInfo.usdc, chainInfo.usdt], depositFactory: chainInfo.depositFactory });
     const sandbox = sandboxOnramp({
       baseUrl: BASE_URL,
       secret: SECRET,
@@ -89,35 +89,38 @@ describe.each(allStores)('card payments through the sandbox on-ramp on $name', (
   };
   const receiptOf = async (id: string) => (await deps.receipts.get(merchant, id))!.value;
 
-  it('a card payment: session to the split for the USDC quote, then checkout_initialized → checkout_success → paid from the chain', async () => {
+  it('a card payment: session to the receipt’s deposit address for the USDC quote, then checkout_initialized → checkout_success → paid from the chain', async () => {
     const id = await newReceipt({ redirect_url: 'https://shop.example/thanks' });
     expect((await getPortalView(deps, id)).card).toEqual({ provider: 'sandbox' });
     const session = await openOnrampSession(deps, id, null);
     expect(session).toMatchObject({ ok: true, provider: 'sandbox', url: `${BASE_URL}/onramp/sandbox/${session.sessionId}` });
-    expect(session.quote).toMatchObject({ token: 'USDC', payTo: split, tokenAddress: chainInfo.usdc });
+    const deposit = (await receiptOf(id)).deposit!.address;
+    expect(deposit).not.toBe(split);
+    expect(session.quote).toMatchObject({ token: 'USDC', payTo: deposit, tokenAddress: chainInfo.usdc });
     // A second click: the same session.
     expect((await openOnrampSession(deps, id, null)).sessionId).toBe(session.sessionId);
     expect(await receiptOf(id)).toMatchObject({ status: 'pending', onrampSessionId: session.sessionId, isOnrampSessionUnique: true });
 
     const page = await sandboxCheckout(deps, session.sessionId);
-    expect(page).toMatchObject({ receiptId: id, destination: split, usdc: session.quote.display, closed: null });
+    expect(page).toMatchObject({ receiptId: id, destination: deposit, usdc: session.quote.display, closed: null });
     expect((await receiptOf(id)).status).toBe('checkout_initialized');
     // Opening the page again sends the same event: applied once.
     await sandboxCheckout(deps, session.sessionId);
     expect((await receiptOf(id)).statusHistory.filter((change) => change.status === 'checkout_initialized')).toHaveLength(1);
 
-    const balanceBefore: bigint = await erc20(chainInfo.usdc, accounts.funder).getFunction('balanceOf').staticCall(split);
+    const balanceBefore: bigint = await erc20(chainInfo.usdc, accounts.funder).getFunction('balanceOf').staticCall(deposit);
     const next = await sandboxFinish(deps, session.sessionId, SANDBOX_SUCCESS);
     expect(next).toBe('https://shop.example/thanks');
     const receipt = await receiptOf(id);
     expect(receipt.statusHistory.map((change) => change.status)).toEqual(['checkout_initialized', 'checkout_success', 'paid']);
     const charge = sandboxCharge(Number(session.quote.display));
-    // $18.69 of USDC ($18.50 and the 1 % processing fee; its tag below a cent) at 2.9 % + $0.30.
+    // $18.69 of USDC ($18.50 and the 1 % processing fee, exactly) at 2.9 % + $0.30.
     expect(receipt.customerTotalUsd).toBe(18.69);
-    expect([19.53, 19.54]).toContain(charge);
+    expect(session.quote.amount).toBe('18690000');
+    expect(charge).toBe(19.53);
     expect(receipt).toMatchObject({ status: 'paid', token: 'USDC', amountPaid: session.quote.amount, onrampSessionId: session.sessionId, isOnrampSessionUnique: true, onrampSourceAmountUsd: charge });
     expect(charge).toBeGreaterThan(receipt.customerTotalUsd);
-    const balanceAfter: bigint = await erc20(chainInfo.usdc, accounts.funder).getFunction('balanceOf').staticCall(split);
+    const balanceAfter: bigint = await erc20(chainInfo.usdc, accounts.funder).getFunction('balanceOf').staticCall(deposit);
     expect(balanceAfter - balanceBefore).toBe(BigInt(session.quote.amount));
     const mined = await provider.getTransactionReceipt(receipt.transactionHash!);
     expect(mined?.status).toBe(1);

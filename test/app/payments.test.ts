@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Contract, NonceManager, Wallet, parseEther, type JsonRpcProvider } from 'ethers';
+import { Contract, NonceManager, Wallet, parseEther, zeroPadValue, type JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ChainUnavailableError, EvmChain } from '../../shared/adapters/evm/chain';
 import { testUsdcArtifact } from '../../shared/adapters/evm/artifacts';
@@ -75,16 +75,21 @@ describe.each(allStores)('payments on $name', (store) => {
     clock: { now: () => Date.now() - 10_000 },
   });
 
-  /** A USDC transfer (to the split, by default) from a wallet that holds none: mined, and reverted (a fixed gas limit, so it is not refused). */
-  const revertedPayment = async (quote: { amount: string }, to = split) => {
+  /**
+   * A USDC transfer (to the quote's address, by default) from a wallet that holds none: mined, and
+   * reverted (a fixed gas limit, so it is not refused). `connectTo`: the page connected that wallet for this receipt first.
+   */
+  const revertedPayment = async (quote: { amount: string; payTo: string }, options: { to?: string; connectTo?: { id: string; deps?: AppDeps } } = {}) => {
     const poor = new Wallet(Wallet.createRandom().privateKey, provider);
     await provider.send('anvil_setBalance', [poor.address, '0x' + parseEther('1').toString(16)]);
-    const tx = await erc20(chainInfo.usdc, poor).getFunction('transfer')(to, BigInt(quote.amount), { gasLimit: 100_000 });
+    if (options.connectTo) await recordPortalEvent(options.connectTo.deps ?? deps, options.connectTo.id, { status: 'buyer_logged_in', wallet: poor.address.toLowerCase() });
+    const tx = await erc20(chainInfo.usdc, poor).getFunction('transfer')(options.to ?? quote.payTo, BigInt(quote.amount), { gasLimit: 100_000 });
     await tx.wait().catch(() => undefined);
     return tx.hash as string;
   };
+  const page = { reporter: 'page' } as const;
 
-  /** Pays a quote the way a wallet would: an ERC-20 transfer, or ETH sent to the split. */
+  /** Pays a quote the way a wallet would: an ERC-20 transfer, or ETH sent to the receipt's deposit address. */
   const pay = async (buyer: Wallet, quote: { token: string; tokenAddress: string | null; payTo: string; amount: string }, amount = BigInt(quote.amount)) => {
     const tx = quote.tokenAddress
       ? await erc20(quote.tokenAddress, buyer).getFunction('transfer')(quote.payTo, amount)
@@ -97,8 +102,14 @@ describe.each(allStores)('payments on $name', (store) => {
     const id = await newReceipt();
     const buyer = await newWallet();
     const quote = await quoteFor(deps, id, token);
-    expect(quote).toMatchObject({ token, payTo: split, chainId: chainInfo.chainId });
-    expect(quote.uri).toContain(token === 'ETH' ? `ethereum:${split}@${chainInfo.chainId}?value=${quote.amount}` : `/transfer?address=${split}&uint256=${quote.amount}`);
+    // The receipt's own address, as the factory derives it from the shop's split and the receipt; never the split.
+    const deposit = (await chain.depositAddress(split, merchant, id))!;
+    expect(deposit).not.toBe(split);
+    expect(quote).toMatchObject({ token, payTo: deposit, chainId: chainInfo.chainId });
+    expect((await receiptOf(id)).deposit).toEqual({ address: deposit, split });
+    // Exactly the customer total (fee included) in token units: nothing added below the cent.
+    if (token !== 'ETH') expect(quote.amount).toBe(String(Math.round((await receiptOf(id)).customerTotalUsd * 100) * 10_000));
+    expect(quote.uri).toContain(token === 'ETH' ? `ethereum:${deposit}@${chainInfo.chainId}?value=${quote.amount}` : `/transfer?address=${deposit}&uint256=${quote.amount}`);
     // The same token again, within the lock: the same quote.
     expect((await quoteFor(deps, id, token)).quoteId).toBe(quote.quoteId);
     const hash = await pay(buyer, quote);
@@ -123,8 +134,8 @@ describe.each(allStores)('payments on $name', (store) => {
     const hash = await pay(await newWallet(), quote);
     expect(await verifyPayment(ahead, id, hash)).toMatchObject({ outcome: 'paid', status: 'paid' });
     const unpaid = await newReceipt(52.02, ahead);
-    const reverted = await revertedPayment(await quoteFor(ahead, unpaid, 'USDC'));
-    expect(await verifyPayment(ahead, unpaid, reverted)).toMatchObject({ outcome: 'reverted', status: 'failed' });
+    const reverted = await revertedPayment(await quoteFor(ahead, unpaid, 'USDC'), { connectTo: { id: unpaid, deps: ahead } });
+    expect(await verifyPayment(ahead, unpaid, reverted, page)).toMatchObject({ outcome: 'reverted', status: 'failed' });
   });
 
   it('one transaction reported twice at once (the page and the watcher together) is one payment: never answered overpaid', async () => {
@@ -137,17 +148,98 @@ describe.each(allStores)('payments on $name', (store) => {
     expect((await receiptOf(id)).payments!.map((record) => [record.txHash, record.outcome])).toEqual([[hash.toLowerCase(), 'paid']]);
   });
 
-  it('tags make each open quote of one total unique, and a plain transfer is matched by the watcher', async () => {
+  it('two receipts of one total are asked the same exact amount at addresses of their own, and a plain transfer is matched by the watcher', async () => {
     const [a, b] = [await newReceipt(19.99), await newReceipt(19.99)];
     const [qa, qb] = [await quoteFor(deps, a, 'USDC'), await quoteFor(deps, b, 'USDC')];
-    expect(qa.amount).not.toBe(qb.amount);
-    expect(BigInt(qa.amount) / 10_000n).toBe(BigInt(qb.amount) / 10_000n);
+    expect(qa.amount).toBe(qb.amount);
+    expect(BigInt(qa.amount) % 10_000n).toBe(0n);
+    expect(qa.payTo).not.toBe(qb.payTo);
     await watchPayments(deps); // move the cursor to the head
     const hash = await pay(await newWallet(), qb);
     const report = await watchPayments(deps);
     expect(report.matched).toBeGreaterThanOrEqual(1);
     expect(await receiptOf(b)).toMatchObject({ status: 'paid', transactionHash: hash });
     expect((await receiptOf(a)).status).toBe('pending');
+  });
+
+  it('the watcher finds ETH sent to a deposit address by a plain transaction (no log): by the address’s balance, then the transaction', async () => {
+    const id = await newReceipt(12);
+    const quote = await quoteFor(deps, id, 'ETH');
+    await watchPayments(deps);
+    const hash = await pay(await newWallet(), quote);
+    await watchPayments(deps);
+    expect(await receiptOf(id)).toMatchObject({ status: 'paid', transactionHash: hash, token: 'ETH', amountPaid: quote.amount });
+  });
+
+  it('ETH a contract wallet sends on (no log, no transaction to the address) is credited from the address’s balance: paid, its sender unknown', async () => {
+    const id = await newReceipt(9);
+    const quote = await quoteFor(deps, id, 'ETH');
+    await watchPayments(deps);
+    // A contract that sends its call's value on to the address in its calldata: an internal transfer, as a smart wallet makes.
+    const sender = await newWallet();
+    const runtime = '6000600060006000346000355af100';
+    const deployed = await (await sender.sendTransaction({ data: `0x600f600c600039600f6000f3${runtime}` })).wait();
+    const relay = deployed!.contractAddress!;
+    const sent = await (await sender.sendTransaction({ to: relay, value: BigInt(quote.amount), data: zeroPadValue(quote.payTo, 32) })).wait();
+    expect(await provider.getBalance(quote.payTo)).toBe(BigInt(quote.amount));
+    await watchPayments(deps);
+    const receipt = await receiptOf(id);
+    expect(receipt).toMatchObject({ status: 'paid', token: 'ETH', amountPaid: quote.amount, transactionHash: null, buyerWallet: null });
+    expect(receipt.payments).toEqual([expect.objectContaining({ txHash: `balance:${quote.payTo}:${sent!.blockNumber}`, payer: null, amount: quote.amount, outcome: 'paid' })]);
+    expect((await getPortalView(deps, id)).payment).toMatchObject({ transactionHash: null, amount: quote.amount, explorerUrl: null });
+    // The range read again, cut otherwise (the cursor set back past the block, then a block more): one credit.
+    await (await sender.sendTransaction({ to: sender.address, value: 1n })).wait();
+    const cursor = (await deps.chainState.get(`cursor:${chainInfo.chainId}`, `cursor:${chainInfo.chainId}`))!;
+    await deps.chainState.replace(cursor.value.id, { ...cursor.value, nextBlock: sent!.blockNumber - 1 }, cursor.etag);
+    await watchPayments(deps);
+    expect((await receiptOf(id)).payments).toHaveLength(1);
+  });
+
+  it('underpaid, then topped up by another wallet, late: the sum pays it, each transfer recorded with its sender, and the refund stays the first payer’s', async () => {
+    const id = await newReceipt(20);
+    const quote = await quoteFor(lapsed(), id, 'USDC');
+    const [buyer, friend] = [await newWallet(), await newWallet()];
+    const first = await pay(buyer, quote, BigInt(quote.amount) - 5_000_000n);
+    expect(await verifyPayment(deps, id, first)).toMatchObject({ outcome: 'underpaid', status: 'pending' });
+    // After the lock, from another wallet, an amount no quote carries (an exchange's withdrawal less its fee).
+    const second = await pay(friend, quote, 5_500_000n);
+    await watchPayments(deps);
+    const receipt = await receiptOf(id);
+    expect(receipt).toMatchObject({ status: 'paid', buyerWallet: buyer.address.toLowerCase(), amountPaid: String(BigInt(quote.amount) + 500_000n), amountOverpaid: '500000' });
+    expect(receipt.payments!.map((record) => [record.txHash, record.payer, record.amount, record.outcome])).toEqual([
+      [first.toLowerCase(), buyer.address.toLowerCase(), String(BigInt(quote.amount) - 5_000_000n), 'underpaid'],
+      [second.toLowerCase(), friend.address.toLowerCase(), '5500000', 'overpaid'],
+    ]);
+    // A transfer after it is paid is recorded on it too (for the merchant to refund), found by the watcher.
+    const extra = await pay(friend, quote, 1_000_000n);
+    await watchPayments(deps);
+    expect((await receiptOf(id)).payments!.at(-1)).toMatchObject({ txHash: extra.toLowerCase(), outcome: 'overpaid', amount: '1000000' });
+  });
+
+  it('a stranger’s reverted transfer to the address, or one reported by anyone but the page, changes nothing but a record', async () => {
+    const id = await newReceipt();
+    const quote = await quoteFor(deps, id, 'USDC');
+    // An empty wallet's transfer(deposit, amount): anyone who knows the receipt can send it.
+    const stranger = await revertedPayment(quote);
+    expect(await verifyPayment(deps, id, stranger, page)).toMatchObject({ outcome: 'reverted', status: 'pending' });
+    // The connected wallet's own reverted transaction reported by someone other than the page (a script calling the API as a merchant would): no failure either.
+    const own = await revertedPayment(quote, { connectTo: { id } });
+    expect(await verifyPayment(deps, id, own)).toMatchObject({ outcome: 'reverted', status: 'buyer_logged_in' });
+    const receipt = await receiptOf(id);
+    expect(receipt.failure ?? null).toBeNull();
+    expect(receipt.payments!.map((record) => [record.txHash, record.outcome])).toEqual([
+      [stranger.toLowerCase(), 'reverted'],
+      [own.toLowerCase(), 'reverted'],
+    ]);
+    expect((await getPortalView(deps, id)).payable).toBe(true);
+  });
+
+  it('1 wei of ETH from a stranger after an ETH quote’s lock fails nothing: an underpayment on record', async () => {
+    const id = await newReceipt(30);
+    const quote = await quoteFor(lapsed(), id, 'ETH');
+    const dust = await pay(await newWallet(), quote, 1n);
+    expect(await verifyPayment(deps, id, dust)).toMatchObject({ outcome: 'underpaid', status: 'pending', received: '1' });
+    expect(await verifyPayment(deps, id, await pay(await newWallet(), quote, BigInt(quote.amount) - 1n))).toMatchObject({ outcome: 'paid', status: 'paid' });
   });
 
   it('an underpayment leaves the receipt unpaid and records it; the rest paid later makes it paid', async () => {
@@ -219,17 +311,17 @@ describe.each(allStores)('payments on $name', (store) => {
       blockNumber: await provider.getBlockNumber(),
       blockTimestamp: Math.floor(Date.now() / 1000),
       moves: [
-        { token: chainInfo.usdc.toLowerCase(), from: exchange, to: split, amount: quoteA.amount, logIndex: 2 },
-        { token: chainInfo.usdc.toLowerCase(), from: exchange, to: split, amount: quoteB.amount, logIndex: 4 },
+        { token: chainInfo.usdc.toLowerCase(), from: exchange, to: quoteA.payTo, amount: quoteA.amount, logIndex: 2 },
+        { token: chainInfo.usdc.toLowerCase(), from: exchange, to: quoteB.payTo, amount: quoteB.amount, logIndex: 4 },
       ],
     };
     const batched = { ...deps, chain: Object.assign(Object.create(chain) as EvmChain, { transaction: async () => batch }) };
     expect(await verifyPayment(batched, second, batch.hash)).toMatchObject({ outcome: 'paid', status: 'paid', received: quoteB.amount });
     expect(await verifyPayment(batched, first, batch.hash)).toMatchObject({ outcome: 'paid', status: 'paid', received: quoteA.amount });
-    // Each transfer pays once: a third receipt reporting the batch finds nothing of its own.
+    // A transfer pays where it went: a third receipt reporting the batch finds nothing of its own.
     const third = await newReceipt(7);
     await quoteFor(deps, third, 'USDC');
-    await expect(verifyPayment(batched, third, batch.hash)).rejects.toMatchObject({ code: 'transaction_already_used' });
+    await expect(verifyPayment(batched, third, batch.hash)).rejects.toMatchObject({ code: 'not_a_payment' });
   });
 
   it('a transfer of another receipt’s quoted amount cannot be claimed by a receipt that learns its hash', async () => {
@@ -246,9 +338,9 @@ describe.each(allStores)('payments on $name', (store) => {
     const id = await newReceipt();
     await quoteFor(deps, id, 'USDC');
     // A failed USDC transfer to someone else.
-    const hash = await revertedPayment({ amount: '1000000' }, Wallet.createRandom().address);
-    await expect(verifyPayment(deps, id, hash)).rejects.toMatchObject({ code: 'not_a_payment' });
-    expect((await receiptOf(id)).status).toBe('pending');
+    const hash = await revertedPayment({ amount: '1000000', payTo: Wallet.createRandom().address }, { connectTo: { id } });
+    await expect(verifyPayment(deps, id, hash, page)).rejects.toMatchObject({ code: 'not_a_payment' });
+    expect((await receiptOf(id)).status).toBe('buyer_logged_in');
   });
 
   it('a late ETH payment is not decided while the feed cannot be read', async () => {
@@ -305,14 +397,15 @@ describe.each(allStores)('payments on $name', (store) => {
     expect(await commitPendingStock(deps, 5)).toBe(0);
   });
 
-  it('one transaction pays one receipt: its hash reported for another receipt is refused', async () => {
+  it('a transfer pays the receipt whose address it went to, whoever reports it first and for whichever receipt', async () => {
     const [first, second] = [await newReceipt(), await newReceipt()];
     const quote = await quoteFor(deps, first, 'USDC');
     await quoteFor(deps, second, 'USDC');
-    // A round amount no quote carries (an overpayment): only the hash's claim ties it to a receipt.
+    // A round amount no quote carries (an overpayment), reported for the other receipt first (an attacker watching the chain).
     const hash = await pay(await newWallet(), quote, BigInt(quote.amount) + 1_000_000n);
+    await expect(verifyPayment(deps, second, hash)).rejects.toMatchObject({ code: 'not_a_payment' });
     expect(await verifyPayment(deps, first, hash)).toMatchObject({ outcome: 'overpaid', status: 'paid' });
-    await expect(verifyPayment(deps, second, hash)).rejects.toMatchObject({ code: 'transaction_already_used' });
+    await expect(verifyPayment(deps, second, hash)).rejects.toMatchObject({ code: 'not_a_payment' });
     expect((await receiptOf(second)).status).toBe('pending');
     expect((await receiptOf(second)).payments ?? []).toEqual([]);
   });
@@ -320,7 +413,7 @@ describe.each(allStores)('payments on $name', (store) => {
   it('a reverted payment fails the receipt with PORTAL_CHAIN_TX_REVERTED, and the buyer may pay again', async () => {
     const id = await newReceipt();
     const quote = await quoteFor(deps, id, 'USDC');
-    expect(await verifyPayment(deps, id, await revertedPayment(quote))).toMatchObject({ outcome: 'reverted', status: 'failed' });
+    expect(await verifyPayment(deps, id, await revertedPayment(quote, { connectTo: { id } }), page)).toMatchObject({ outcome: 'reverted', status: 'failed' });
     const receipt = await receiptOf(id);
     expect(receipt.failure).toMatchObject({ failureCode: 'PORTAL_CHAIN_TX_REVERTED', failureCategory: 'blockchain' });
     expect((await getPortalView(deps, id)).payable).toBe(true);
@@ -347,9 +440,11 @@ describe.each(allStores)('payments on $name', (store) => {
       const [short, dearer, within, beyond] = [await newReceipt(30), await newReceipt(30), await newReceipt(30), await newReceipt(30)];
       const [q1, q2, q3, q4] = [await quoteFor(lapsed(), short, 'ETH'), await quoteFor(lapsed(), dearer, 'ETH'), await quoteFor(lapsed(), within, 'ETH'), await quoteFor(lapsed(), beyond, 'ETH')];
       const buyer = await newWallet();
+      // The page connected the buyer's wallet and reports its payments: a shortfall is the buyer's own slippage.
+      for (const id of [short, dearer, within, beyond]) await recordPortalEvent(deps, id, { status: 'buyer_logged_in', wallet: buyer.address.toLowerCase() });
       // The price unchanged: the tolerance is no discount, so 0.5 % under the quote is slippage.
       const under = (BigInt(q1.amount) * 995n) / 1000n;
-      expect(await verifyPayment(deps, short, await pay(buyer, q1, under))).toMatchObject({ outcome: 'slippage', status: 'failed', expected: q1.amount });
+      expect(await verifyPayment(deps, short, await pay(buyer, q1, under), page)).toMatchObject({ outcome: 'slippage', status: 'failed', expected: q1.amount });
       await setPrice(3_010); // 0.33 % dearer: fewer wei would do now, but the quote is what is owed
       expect(await verifyPayment(deps, dearer, await pay(buyer, q2))).toMatchObject({ outcome: 'paid', status: 'paid', expected: q2.amount });
       await setPrice(2_990); // 0.33 % cheaper: the quoted wei is short of the amount now, within the 1 %
@@ -357,7 +452,7 @@ describe.each(allStores)('payments on $name', (store) => {
       expect(paid).toMatchObject({ outcome: 'paid', status: 'paid' });
       expect(BigInt((paid as { expected: string }).expected) > BigInt(q3.amount)).toBe(true);
       await setPrice(2_900); // 3.3 % cheaper: the quoted wei no longer covers it
-      expect(await verifyPayment(deps, beyond, await pay(buyer, q4))).toMatchObject({ outcome: 'slippage', status: 'failed' });
+      expect(await verifyPayment(deps, beyond, await pay(buyer, q4), page)).toMatchObject({ outcome: 'slippage', status: 'failed' });
       expect((await receiptOf(beyond)).failure?.failureCode).toBe('PORTAL_CHAIN_SLIPPAGE_EXCEEDED');
     } finally {
       await setPrice(3_000);

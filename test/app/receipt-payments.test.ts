@@ -66,11 +66,14 @@ const erc20 = (address: string, signer: Wallet) => new Contract(address, testUsd
 const blockOf = async (hash: string) => (await provider.getTransactionReceipt(hash))!.blockNumber;
 
 describe('a receipt’s payments in its API view', () => {
-  it('an underpayment and the top-up that pays it are both listed, each with its hash, payer, token, amount and decimals, block, outcome and time', async () => {
+  it('an underpayment and the top-up that pays it are both listed, each with its hash, payer, token, amount and decimals, block, outcome and time; the view names the deposit address', async () => {
     const id = await newReceipt();
-    expect((await viewOf(id)).payments).toEqual([]);
+    // No quote yet: no deposit address either.
+    expect(await viewOf(id)).toMatchObject({ payments: [], depositAddress: null });
     const buyer = await accounts.newWallet([local.usdt]);
     const quote = await quoteFor(deps, id, 'USDT');
+    // The receipt's own address, fixed at its first quote: where each of its payments below went.
+    expect((await viewOf(id)).depositAddress).toBe(quote.payTo);
     const short = BigInt(quote.amount) - 1_000_000n;
     const before = Date.now();
     const first = (await (await erc20(quote.tokenAddress!, buyer).getFunction('transfer')(quote.payTo, short)).wait()).hash as string;
@@ -81,8 +84,8 @@ describe('a receipt’s payments in its API view', () => {
     const view = await viewOf(id);
     const payer = buyer.address.toLowerCase();
     expect(view.payments).toEqual([
-      { transactionHash: first, payer, token: 'USDT', amount: short.toString(), decimals: 6, expected: quote.amount, blockNumber: await blockOf(first), outcome: 'underpaid', recordedAt: expect.any(Number) },
-      { transactionHash: second, payer, token: 'USDT', amount: '1000000', decimals: 6, expected: quote.amount, blockNumber: await blockOf(second), outcome: 'paid', recordedAt: expect.any(Number) },
+      { transactionHash: first, judgedBy: 'transaction', payer, token: 'USDT', amount: short.toString(), decimals: 6, expected: quote.amount, blockNumber: await blockOf(first), outcome: 'underpaid', recordedAt: expect.any(Number) },
+      { transactionHash: second, judgedBy: 'transaction', payer, token: 'USDT', amount: '1000000', decimals: 6, expected: quote.amount, blockNumber: await blockOf(second), outcome: 'paid', recordedAt: expect.any(Number) },
     ]);
     expect(view.payments[0]!.blockNumber).toBeLessThan(view.payments[1]!.blockNumber);
     for (const payment of view.payments) expect(payment.recordedAt).toBeGreaterThanOrEqual(before);
@@ -96,7 +99,7 @@ describe('a receipt’s payments in its API view', () => {
     expect(entry).not.toHaveProperty('payments');
   });
 
-  it('a reverted payment is listed as reverted, with nothing moved, and the payment after it as paid', async () => {
+  it('a stranger’s reverted payment is listed as reverted, with nothing moved and nothing failed, and the payment after it as paid', async () => {
     const id = await newReceipt(12);
     const quote = await quoteFor(deps, id, 'USDC');
     // A transfer from a wallet that holds no USDC: mined, and reverted (a fixed gas limit, so it is not refused).
@@ -105,9 +108,9 @@ describe('a receipt’s payments in its API view', () => {
     const sent = await erc20(quote.tokenAddress!, poor).getFunction('transfer')(quote.payTo, BigInt(quote.amount), { gasLimit: 100_000 });
     await sent.wait().catch(() => undefined);
     const reverted = sent.hash as string;
-    expect(await verifyPayment(deps, id, reverted)).toMatchObject({ outcome: 'reverted', status: 'failed' });
+    expect(await verifyPayment(deps, id, reverted)).toMatchObject({ outcome: 'reverted', status: 'pending' });
     expect((await viewOf(id)).payments).toEqual([
-      { transactionHash: reverted, payer: poor.address.toLowerCase(), token: null, amount: '0', decimals: null, expected: null, blockNumber: await blockOf(reverted), outcome: 'reverted', recordedAt: expect.any(Number) },
+      { transactionHash: reverted, judgedBy: 'transaction', payer: poor.address.toLowerCase(), token: null, amount: '0', decimals: null, expected: null, blockNumber: await blockOf(reverted), outcome: 'reverted', recordedAt: expect.any(Number) },
     ]);
 
     const buyer = await accounts.newWallet([local.usdc]);
@@ -136,8 +139,10 @@ describe('a receipt’s payments in its API view', () => {
     const mined = await blockOf(transactionHash);
     expect(mined).toBeGreaterThan(0);
     expect(view.amountPaid).toMatch(/^[1-9]\d*$/);
+    // Settled straight to the split: the receipt has no deposit address.
+    expect(view.depositAddress).toBeNull();
     expect(view.payments).toEqual([
-      { transactionHash, payer: payer.address.toLowerCase(), token: 'USDC', amount: view.amountPaid, decimals: 6, expected: view.amountPaid, blockNumber: mined, outcome: 'paid', recordedAt: expect.any(Number) },
+      { transactionHash, judgedBy: 'transaction', payer: payer.address.toLowerCase(), token: 'USDC', amount: view.amountPaid, decimals: 6, expected: view.amountPaid, blockNumber: mined, outcome: 'paid', recordedAt: expect.any(Number) },
     ]);
   });
 });

@@ -183,8 +183,8 @@ describe('transaction', () => {
   });
 });
 
-describe('paymentsInto', () => {
-  it('finds token and ETH payments into any of the splits in the range, oldest first, and nothing else', async () => {
+describe('paymentsInto and ethTransfersTo', () => {
+  it('finds token transfers into any of the addresses in the range (logs), ETH sent to them (the range’s transactions), oldest first, and nothing else', async () => {
     const [first, second, other] = await Promise.all([newSplit(), newSplit(), newSplit()]);
     const usdcIn = await payToken(usdc, first, 1_000_000n);
     const ethIn = await payEth(second, 123_456n);
@@ -195,13 +195,24 @@ describe('paymentsInto', () => {
     const at = (receipt: { hash: string; blockNumber: number }, logIndex: number) => ({ txHash: receipt.hash, blockNumber: receipt.blockNumber, logIndex });
     expect(await chain.paymentsInto([first, second], range)).toEqual([
       { token: local.usdc, from: buyerAddress, to: first, amount: '1000000', ...at(usdcIn, 0) },
-      { token: ZeroAddress, from: buyerAddress, to: second, amount: '123456', ...at(ethIn, 0) },
       { token: local.usdt, from: buyerAddress, to: second, amount: '2000000', ...at(usdtIn, 0) },
     ]);
-    // Each block is its own range: the ETH payment alone, and nothing before the first payment.
-    expect((await chain.paymentsInto([first, second], { fromBlock: ethIn.blockNumber, toBlock: ethIn.blockNumber })).map((move) => move.txHash)).toEqual([ethIn.hash]);
+    // ETH leaves no log: the transaction's own value, its log index -1.
+    expect(await chain.ethTransfersTo([first, second], range)).toEqual([{ token: ZeroAddress, from: buyerAddress, to: second, amount: '123456', txHash: ethIn.hash.toLowerCase(), blockNumber: ethIn.blockNumber, logIndex: -1 }]);
+    expect(await chain.ethTransfersTo([first], range)).toEqual([]);
+    // Nothing before the first payment; nothing named, nothing asked.
     expect(await chain.paymentsInto([first, second], { fromBlock: 0, toBlock: usdcIn.blockNumber - 1 })).toEqual([]);
     expect(await chain.paymentsInto([], range)).toEqual([]);
+    expect(await chain.ethTransfersTo([], range)).toEqual([]);
+  });
+
+  it('names any number of addresses: a long list goes as several log queries', async () => {
+    const target = Wallet.createRandom().address.toLowerCase();
+    const paid = await payToken(usdc, target, 7n);
+    const many = [...Array.from({ length: 2_500 }, () => Wallet.createRandom().address.toLowerCase()), target];
+    expect(await chain.paymentsInto(many, { fromBlock: paid.blockNumber, toBlock: paid.blockNumber })).toEqual([
+      { token: local.usdc, from: buyerAddress, to: target, amount: '7', txHash: paid.hash, blockNumber: paid.blockNumber, logIndex: 0 },
+    ]);
   });
 });
 

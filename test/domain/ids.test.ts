@@ -4,7 +4,7 @@ import { onrampSessionClaimId } from '../../shared/app/onramp';
 import { ID_PATTERN, Id, MAX_STORED_ID_LENGTH, isId, isStorableId, unstorableIdReason } from '../../shared/domain/ids';
 import { newReceiptId, receiptClaimId } from '../../shared/domain/receipt';
 import { paymentProofClaimId } from '../../shared/domain/x402';
-import { quoteAmountClaimId } from '../../shared/domain/payment';
+import { depositShardId } from '../../shared/domain/payment';
 import { ReceiptIdInput } from '../../shared/domain/receipt-request';
 
 /** Each id and why the store cannot hold it (null: it can); the reason names the rule that refuses it. */
@@ -100,7 +100,7 @@ describe('the id rule of requests', () => {
       receiptClaimId(longest),
       onrampSessionClaimId('sandbox', longest),
       paymentProofClaimId(8453, address, address, '0x' + 'f'.repeat(64)),
-      quoteAmountClaimId(8453, address, address, '9'.repeat(40)),
+      depositShardId(8453, address),
     ];
     for (const key of keys) expect(unstorableIdReason(key), key).toBeNull();
   });

@@ -1,15 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
-  baseAmount,
   CHAIN_CLOCK_SKEW_SECONDS,
   formatUnits,
   isStale,
   judgePayment,
   paymentUri,
+  quoteAmount,
   rateOf,
-  tagUnit,
-  taggedAmount,
-  TAG_SLOTS,
   TxHash,
   ZERO_ADDRESS,
   type FeedPrice,
@@ -29,6 +26,8 @@ const usdt: PayToken = { symbol: 'USDT', address: USDT_ADDRESS, decimals: 6 };
 const eth: PayToken = { symbol: 'ETH', address: ZERO_ADDRESS, decimals: 18 };
 const tokens: readonly PayToken[] = [usdc, usdt, eth];
 
+/** The receipt's deposit address. */
+const DEPOSIT = '0xde90de90de90de90de90de90de90de90de90de90';
 const SPLIT = '0x5a11c0ffee5a11c0ffee5a11c0ffee5a11c0ffee';
 const BUYER = '0xb0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0';
 const RELAYER = '0x7e1a7e1a7e1a7e1a7e1a7e1a7e1a7e1a7e1a7e1a';
@@ -45,7 +44,6 @@ const ETH_3000 = price('3000.00000000');
 const ETH_2601 = price('2601');
 
 const CENTS = 5_202;
-const TAG = 17;
 /** The receipt was made at 1_700_000_000.4 s; the floor used against block times is 1_700_000_000 s. */
 const RECEIPT_CREATED = 1_700_000_000_400;
 const RECEIPT_SECOND = 1_700_000_000;
@@ -57,20 +55,20 @@ const LOCK_END_SECOND = LOCK_END / 1000;
 const quoteFor = (token: PayToken, overrides: Partial<Quote> = {}): Quote => {
   const priceAtQuote = token.symbol === 'ETH' ? ETH_3000 : undefined;
   const tokenAddress = token.symbol === 'ETH' ? null : token.address.toLowerCase();
-  const amount = taggedAmount(token, CENTS, TAG, priceAtQuote).toString();
+  const amount = quoteAmount(token, CENTS, priceAtQuote).toString();
   return {
     quoteId: `q-${token.symbol.toLowerCase()}`,
     token: token.symbol,
     tokenAddress,
     chainId: CHAIN_ID,
-    payTo: SPLIT,
+    payTo: DEPOSIT,
     amount,
     decimals: token.decimals,
     usd: CENTS / 100,
     rate: rateOf(token, priceAtQuote),
     createdAt: QUOTE_CREATED,
     expiresAt: LOCK_END,
-    uri: paymentUri({ chainId: CHAIN_ID, payTo: SPLIT, tokenAddress, amount }),
+    uri: paymentUri({ chainId: CHAIN_ID, payTo: DEPOSIT, tokenAddress, amount }),
     ...overrides,
   };
 };
@@ -82,7 +80,7 @@ const ETH_QUOTED = BigInt(ethQuote.amount);
 const move = (token: PayToken | string, amount: bigint, overrides: Partial<ValueMove> = {}): ValueMove => ({
   token: typeof token === 'string' ? token : token.address,
   from: BUYER,
-  to: SPLIT,
+  to: DEPOSIT,
   amount: amount.toString(),
   logIndex: 0,
   ...overrides,
@@ -99,7 +97,7 @@ const minedTx = (overrides: Partial<MinedTransaction> = {}): MinedTransaction =>
   to: USDC_ADDRESS.toLowerCase(),
   blockNumber: BLOCK,
   blockTimestamp: RECEIPT_SECOND + 60,
-  data: transferCall(SPLIT, USDC_QUOTED),
+  data: transferCall(DEPOSIT, USDC_QUOTED),
   moves: [move(usdc, USDC_QUOTED)],
   ...overrides,
 });
@@ -112,37 +110,39 @@ const judge = (overrides: Partial<Omit<JudgeInput, 'receipt'>> & { receipt?: Par
     earlier: {},
     rules: { confirmations: 2, slippageBps: 100 },
     tokens,
+    connectedWallet: BUYER,
+    pageReport: true,
     ...rest,
-    receipt: { createdAt: RECEIPT_CREATED, split: SPLIT, cents: CENTS, quotes: [usdcQuote], ...receipt },
+    receipt: { createdAt: RECEIPT_CREATED, payTo: DEPOSIT, cents: CENTS, quotes: [usdcQuote], ...receipt },
   });
 };
 
-/** A paid ETH transaction straight to the split. */
+/** A paid ETH transaction straight to the deposit address. */
 const ethTx = (amount: bigint, overrides: Partial<MinedTransaction> = {}) =>
-  minedTx({ to: SPLIT, moves: [move(ZERO_ADDRESS, amount)], ...overrides });
+  minedTx({ to: DEPOSIT, moves: [move(ZERO_ADDRESS, amount)], ...overrides });
 
 describe('token amounts for a USD total', () => {
   it('counts the stablecoins 1:1 in 6 decimals', () => {
-    expect(baseAmount(usdc, 5_202)).toBe(52_020_000n);
-    expect(baseAmount(usdt, 5_202)).toBe(52_020_000n);
-    expect(baseAmount(usdc, 0)).toBe(0n);
-    expect(baseAmount(usdc, 1)).toBe(10_000n);
-    expect(baseAmount(usdt, 123_456_789)).toBe(1_234_567_890_000n);
+    expect(quoteAmount(usdc, 5_202)).toBe(52_020_000n);
+    expect(quoteAmount(usdt, 5_202)).toBe(52_020_000n);
+    expect(quoteAmount(usdc, 0)).toBe(0n);
+    expect(quoteAmount(usdc, 1)).toBe(10_000n);
+    expect(quoteAmount(usdt, 123_456_789)).toBe(1_234_567_890_000n);
   });
 
   it('converts to ETH at the feed price, exactly when it divides', () => {
-    expect(baseAmount(eth, 5_202, ETH_3000)).toBe(17_340_000_000_000_000n);
-    expect(baseAmount(eth, 5_202, ETH_2601)).toBe(20_000_000_000_000_000n);
-    expect(baseAmount(eth, 0, ETH_3000)).toBe(0n);
+    expect(quoteAmount(eth, 5_202, ETH_3000)).toBe(17_340_000_000_000_000n);
+    expect(quoteAmount(eth, 5_202, ETH_2601)).toBe(20_000_000_000_000_000n);
+    expect(quoteAmount(eth, 0, ETH_3000)).toBe(0n);
   });
 
   it('rounds the ETH amount up, never below the exact value and never a whole wei above it', () => {
     // 1 USD at 3000 USD/ETH is 333_333_333_333_333.3… wei.
-    expect(baseAmount(eth, 100, ETH_3000)).toBe(333_333_333_333_334n);
+    expect(quoteAmount(eth, 100, ETH_3000)).toBe(333_333_333_333_334n);
     const prices = [ETH_3000, price('3187.12345678'), price('1999.99999999'), price('0.00000001'), price('97531.4')];
     for (const feed of prices) {
       for (const cents of [1, 99, 100, 5_202, 123_457, 9_999_999]) {
-        const amount = baseAmount(eth, cents, feed);
+        const amount = quoteAmount(eth, cents, feed);
         const exactNumerator = BigInt(cents) * 10n ** 18n * 10n ** BigInt(feed.decimals);
         const perWei = 100n * feed.answer;
         expect(amount * perWei >= exactNumerator).toBe(true);
@@ -152,15 +152,13 @@ describe('token amounts for a USD total', () => {
   });
 
   it.each([-1, 1.5, 0.1, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53])('refuses %d cents', (cents) => {
-    expect(() => baseAmount(usdc, cents)).toThrow(RangeError);
-    expect(() => baseAmount(eth, cents, ETH_3000)).toThrow(RangeError);
-    expect(() => taggedAmount(usdc, cents, 1)).toThrow(RangeError);
+    expect(() => quoteAmount(usdc, cents)).toThrow(RangeError);
+    expect(() => quoteAmount(eth, cents, ETH_3000)).toThrow(RangeError);
   });
 
   it('refuses ETH without a positive price', () => {
     for (const feed of [undefined, { ...ETH_3000, answer: 0n }, { ...ETH_3000, answer: -300_000_000_000n }]) {
-      expect(() => baseAmount(eth, 5_202, feed)).toThrow(RangeError);
-      expect(() => taggedAmount(eth, 5_202, 1, feed)).toThrow(RangeError);
+      expect(() => quoteAmount(eth, 5_202, feed)).toThrow(RangeError);
     }
   });
 
@@ -171,56 +169,26 @@ describe('token amounts for a USD total', () => {
   });
 });
 
-describe('quote tags', () => {
-  it('tags the stablecoins in single atomic units', () => {
-    expect(TAG_SLOTS).toBe(9_999);
-    expect(tagUnit(usdc)).toBe(1n);
-    expect(tagUnit(usdt)).toBe(1n);
-    expect(taggedAmount(usdc, 5_202, 1)).toBe(52_020_001n);
-    expect(taggedAmount(usdc, 5_202, 9_999)).toBe(52_029_999n);
-  });
-
-  it('keeps every stablecoin slot distinct and below one cent', () => {
-    const base = baseAmount(usdc, 5_202);
-    const amounts = Array.from({ length: TAG_SLOTS }, (_, index) => taggedAmount(usdc, 5_202, index + 1));
-    expect(amounts.every((amount, index) => amount > (index === 0 ? base : amounts[index - 1]!))).toBe(true);
-    expect(amounts.every((amount) => amount < base + 10_000n)).toBe(true);
-    expect(amounts.at(-1)).toBe(base + 9_999n);
-  });
-
-  it('keeps the ETH tag total below one cent worth of ETH at the price', () => {
-    // One cent at 3000 USD/ETH is 3_333_333_333_333.3… wei.
-    expect(tagUnit(eth, ETH_3000)).toBe(333_333_333n);
-    for (const feed of [ETH_3000, ETH_2601, price('3187.12345678'), price('0.5'), price('250000')]) {
-      const unit = tagUnit(eth, feed);
-      expect(unit > 0n).toBe(true);
-      const centNumerator = 10n ** 18n * 10n ** BigInt(feed.decimals);
-      // TAG_SLOTS × unit < one cent in wei, cross-multiplied to stay exact.
-      expect(BigInt(TAG_SLOTS) * unit * 100n * feed.answer < centNumerator).toBe(true);
-      const base = baseAmount(eth, 5_202, feed);
-      expect(taggedAmount(eth, 5_202, 1, feed)).toBe(base + unit);
-      expect(taggedAmount(eth, 5_202, TAG_SLOTS, feed)).toBe(base + BigInt(TAG_SLOTS) * unit);
-      expect(taggedAmount(eth, 5_202, 2, feed) > taggedAmount(eth, 5_202, 1, feed)).toBe(true);
-    }
-  });
-
-  it.each([0, TAG_SLOTS + 1, -1, 1.5, Number.NaN])('refuses slot %d', (slot) => {
-    expect(() => taggedAmount(usdc, 5_202, slot)).toThrow(RangeError);
-    expect(() => taggedAmount(eth, 5_202, slot, ETH_3000)).toThrow(RangeError);
+describe('exact amounts', () => {
+  it('asks for the customer total exactly: no tag, nothing below the cent', () => {
+    expect(quoteAmount(usdc, 2_801)).toBe(28_010_000n);
+    expect(quoteAmount(usdt, 2_801)).toBe(28_010_000n);
+    // Every total of a cent grid is a whole number of cents in token units.
+    for (const cents of [1, 99, 2_801, 5_202, 123_457]) expect(quoteAmount(usdc, cents) % 10_000n).toBe(0n);
   });
 });
 
 describe('payment requests and display', () => {
   it('writes an EIP-681 transfer call for a token', () => {
-    expect(paymentUri({ chainId: 8453, payTo: SPLIT, tokenAddress: USDC_ADDRESS.toLowerCase(), amount: '52020017' })).toBe(
-      `ethereum:0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48@8453/transfer?address=${SPLIT}&uint256=52020017`,
+    expect(paymentUri({ chainId: 8453, payTo: DEPOSIT, tokenAddress: USDC_ADDRESS.toLowerCase(), amount: '52020017' })).toBe(
+      `ethereum:0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48@8453/transfer?address=${DEPOSIT}&uint256=52020017`,
     );
-    expect(usdcQuote.uri).toBe(`ethereum:${USDC_ADDRESS.toLowerCase()}@${CHAIN_ID}/transfer?address=${SPLIT}&uint256=${usdcQuote.amount}`);
+    expect(usdcQuote.uri).toBe(`ethereum:${USDC_ADDRESS.toLowerCase()}@${CHAIN_ID}/transfer?address=${DEPOSIT}&uint256=${usdcQuote.amount}`);
   });
 
   it('writes an EIP-681 value transfer for ETH', () => {
-    expect(paymentUri({ chainId: 1, payTo: SPLIT, tokenAddress: null, amount: '17340005666666661' })).toBe(`ethereum:${SPLIT}@1?value=17340005666666661`);
-    expect(ethQuote.uri).toBe(`ethereum:${SPLIT}@${CHAIN_ID}?value=${ethQuote.amount}`);
+    expect(paymentUri({ chainId: 1, payTo: DEPOSIT, tokenAddress: null, amount: '17340005666666661' })).toBe(`ethereum:${DEPOSIT}@1?value=17340005666666661`);
+    expect(ethQuote.uri).toBe(`ethereum:${DEPOSIT}@${CHAIN_ID}?value=${ethQuote.amount}`);
   });
 
   it.each<[string | bigint, number, string]>([
@@ -340,26 +308,37 @@ describe('judgePayment', () => {
   });
 
   describe('reverted transactions', () => {
-    it('records a reverted call to the split (an ETH payment) as reverted', () => {
-      expect(judge({ tx: ethTx(ETH_QUOTED, { status: 0, moves: [] }), receipt: { quotes: [ethQuote] } })).toEqual({ kind: 'reverted' });
-      expect(judge({ tx: minedTx({ status: 0, to: SPLIT.toUpperCase().replace('0X', '0x'), moves: [] }) })).toEqual({ kind: 'reverted' });
+    it('records a reverted call to the deposit address (an ETH payment) as reverted', () => {
+      expect(judge({ tx: ethTx(ETH_QUOTED, { status: 0, moves: [] }), receipt: { quotes: [ethQuote] } })).toEqual({ kind: 'reverted', own: true });
+      expect(judge({ tx: minedTx({ status: 0, to: DEPOSIT.toUpperCase().replace('0X', '0x'), moves: [] }) })).toEqual({ kind: 'reverted', own: true });
     });
 
-    it('records a reverted transfer of a quoted token to the split as reverted, in any case spelling', () => {
-      expect(judge({ tx: minedTx({ status: 0, to: USDC_ADDRESS.toLowerCase(), moves: [] }) })).toEqual({ kind: 'reverted' });
-      expect(judge({ tx: minedTx({ status: 0, to: USDC_ADDRESS, moves: [] }) })).toEqual({ kind: 'reverted' });
+    it('records a reverted transfer of a quoted token to the deposit address as reverted, in any case spelling', () => {
+      expect(judge({ tx: minedTx({ status: 0, to: USDC_ADDRESS.toLowerCase(), moves: [] }) })).toEqual({ kind: 'reverted', own: true });
+      expect(judge({ tx: minedTx({ status: 0, to: USDC_ADDRESS, moves: [] }) })).toEqual({ kind: 'reverted', own: true });
     });
 
-    it('does not count a reverted token call that is not a transfer to the split, or of a token not quoted', () => {
+    it('does not count a reverted token call that is not a transfer to the deposit address, or of a token not quoted', () => {
       expect(judge({ tx: minedTx({ status: 0, data: transferCall(STRANGER, USDC_QUOTED), moves: [] }) })).toMatchObject({ kind: 'not_a_payment' });
-      expect(judge({ tx: minedTx({ status: 0, data: '0x095ea7b3' + transferCall(SPLIT, 1n).slice(10), moves: [] }) })).toMatchObject({ kind: 'not_a_payment' });
+      expect(judge({ tx: minedTx({ status: 0, data: '0x095ea7b3' + transferCall(DEPOSIT, 1n).slice(10), moves: [] }) })).toMatchObject({ kind: 'not_a_payment' });
       expect(judge({ tx: minedTx({ status: 0, to: USDT_ADDRESS.toLowerCase(), moves: [] }) })).toMatchObject({ kind: 'not_a_payment' });
     });
 
     it('does not count a reverted payment mined before the receipt was made', () => {
       expect(judge({ tx: minedTx({ status: 0, blockTimestamp: RECEIPT_SECOND - CHAIN_CLOCK_SKEW_SECONDS - 1, moves: [] }) })).toEqual({ kind: 'before_receipt' });
-      expect(judge({ tx: minedTx({ status: 0, blockTimestamp: RECEIPT_SECOND - CHAIN_CLOCK_SKEW_SECONDS, moves: [] }) })).toEqual({ kind: 'reverted' });
-      expect(judge({ tx: minedTx({ status: 0, blockTimestamp: RECEIPT_SECOND - 2, moves: [] }) })).toEqual({ kind: 'reverted' });
+      expect(judge({ tx: minedTx({ status: 0, blockTimestamp: RECEIPT_SECOND - CHAIN_CLOCK_SKEW_SECONDS, moves: [] }) })).toEqual({ kind: 'reverted', own: true });
+      expect(judge({ tx: minedTx({ status: 0, blockTimestamp: RECEIPT_SECOND - 2, moves: [] }) })).toEqual({ kind: 'reverted', own: true });
+    });
+
+    it('makes a reverted payment the buyer’s own only when the page reported its connected wallet’s transaction', () => {
+      const reverted = minedTx({ status: 0, moves: [] });
+      expect(judge({ tx: reverted })).toEqual({ kind: 'reverted', own: true });
+      expect(judge({ tx: reverted, connectedWallet: BUYER.toUpperCase().replace('0X', '0x') })).toEqual({ kind: 'reverted', own: true });
+      // A stranger's reverted transfer to the address (an empty wallet's `transfer(address, 1)`).
+      expect(judge({ tx: minedTx({ status: 0, from: STRANGER, moves: [] }) })).toEqual({ kind: 'reverted', own: false });
+      // The watcher, a merchant or a card provider reporting, or a page that connected no wallet.
+      expect(judge({ tx: reverted, pageReport: false })).toEqual({ kind: 'reverted', own: false });
+      expect(judge({ tx: reverted, connectedWallet: undefined })).toEqual({ kind: 'reverted', own: false });
     });
 
     it('calls a reverted transaction aimed anywhere else not a payment', () => {
@@ -374,12 +353,12 @@ describe('judgePayment', () => {
       expect(judge({ tx: minedTx({ moves: [move(usdc, USDC_QUOTED, { to: STRANGER })] }) })).toMatchObject({ kind: 'not_a_payment' });
     });
 
-    it('is not a payment when another token contract sent to the split', () => {
+    it('is not a payment when another token contract sent to the deposit address', () => {
       const lookalike = '0x1111111111111111111111111111111111111111';
       expect(judge({ tx: minedTx({ to: lookalike, moves: [move(lookalike, USDC_QUOTED)] }) })).toMatchObject({ kind: 'not_a_payment' });
     });
 
-    it('is not a payment when a configured but un-quoted token reached the split', () => {
+    it('is not a payment when a configured but un-quoted token reached the deposit address', () => {
       expect(judge({ tx: minedTx({ to: USDT_ADDRESS, moves: [move(usdt, USDC_QUOTED)] }) })).toMatchObject({ kind: 'not_a_payment' });
       expect(judge({ tx: ethTx(ETH_QUOTED) })).toMatchObject({ kind: 'not_a_payment' });
     });
@@ -388,9 +367,9 @@ describe('judgePayment', () => {
       expect(judge({ tx: minedTx({ moves: [] }) })).toMatchObject({ kind: 'not_a_payment' });
     });
 
-    it('matches the split, the token and the payer in any case spelling', () => {
-      const tx = minedTx({ moves: [move(USDC_ADDRESS.toUpperCase().replace('0X', '0x'), USDC_QUOTED, { to: SPLIT.toUpperCase().replace('0X', '0x'), from: BUYER.toUpperCase().replace('0X', '0x') })] });
-      expect(judge({ tx, receipt: { split: SPLIT.toUpperCase().replace('0X', '0x') } })).toMatchObject({ kind: 'paid', received: USDC_QUOTED, payer: BUYER });
+    it('matches the deposit address, the token and the payer in any case spelling', () => {
+      const tx = minedTx({ moves: [move(USDC_ADDRESS.toUpperCase().replace('0X', '0x'), USDC_QUOTED, { to: DEPOSIT.toUpperCase().replace('0X', '0x'), from: BUYER.toUpperCase().replace('0X', '0x') })] });
+      expect(judge({ tx, receipt: { payTo: DEPOSIT.toUpperCase().replace('0X', '0x') } })).toMatchObject({ kind: 'paid', received: USDC_QUOTED, payer: BUYER });
     });
   });
 
@@ -435,7 +414,7 @@ describe('judgePayment', () => {
       expect(judge({ tx: ethTx(ETH_QUOTED - 1n), receipt })).toMatchObject({ kind: 'underpaid', received: ETH_QUOTED - 1n, expected: ETH_QUOTED });
     });
 
-    it('sums several transfers of the token to the split in one transaction, and only those', () => {
+    it('sums several transfers of the token to the deposit address in one transaction, and only those', () => {
       const moves = [
         move(usdc, 50_000_000n, { logIndex: 1 }),
         move(usdc, 9_999_999n, { to: STRANGER, logIndex: 2 }),
@@ -517,7 +496,7 @@ describe('judgePayment', () => {
     });
 
     it('holds a late stablecoin payment to the whole quote: its price cannot slip', () => {
-      expect(USDC_QUOTED).toBe(52_020_017n);
+      expect(USDC_QUOTED).toBe(52_020_000n);
       expect(judge({ tx: minedTx({ blockTimestamp: late, moves: [move(usdc, USDC_QUOTED - 1n)] }) })).toEqual({ kind: 'underpaid', quote: usdcQuote, received: USDC_QUOTED - 1n, expected: USDC_QUOTED, payer: BUYER, own: USDC_QUOTED - 1n });
       expect(judge({ tx: minedTx({ blockTimestamp: late, moves: [move(usdc, 51_499_817n)] }) })).toMatchObject({ kind: 'underpaid' });
     });
@@ -526,7 +505,7 @@ describe('judgePayment', () => {
       // At 2,599.99 USD the current amount is not a multiple of 10,000 wei: the floor is rounded up
       // (and, ETH being cheaper than at the quote, above the quoted amount, so the floor decides).
       const odd = price('2599.99');
-      const required = baseAmount(eth, CENTS, odd);
+      const required = quoteAmount(eth, CENTS, odd);
       const exact = required * 9_900n;
       expect(exact % 10_000n).not.toBe(0n);
       const floor = exact / 10_000n + 1n;
@@ -549,10 +528,23 @@ describe('judgePayment', () => {
       });
     });
 
+    it('calls a stranger’s late ETH short of the amount an underpayment, never a failure (1 wei of dust included)', () => {
+      for (const paid of [1n, ETH_QUOTED - 1n]) {
+        const tx = ethTx(paid, { blockTimestamp: late, from: STRANGER, moves: [move(ZERO_ADDRESS, paid, { from: STRANGER })] });
+        expect(judge({ tx, receipt: ethReceipt, priceNow: ETH_3000 })).toMatchObject({ kind: 'underpaid', received: paid, expected: ETH_QUOTED, payer: STRANGER });
+        // The page's connected wallet's own short late payment slipped, whoever finds it (the page, the watcher).
+        expect(judge({ tx, receipt: ethReceipt, priceNow: ETH_3000, connectedWallet: STRANGER })).toMatchObject({ kind: 'slippage' });
+        expect(judge({ tx, receipt: ethReceipt, priceNow: ETH_3000, connectedWallet: STRANGER, pageReport: false })).toMatchObject({ kind: 'slippage' });
+        // No wallet connected (paid from the QR code): an underpayment the buyer can still top up.
+        expect(judge({ tx, receipt: ethReceipt, priceNow: ETH_3000, connectedWallet: undefined })).toMatchObject({ kind: 'underpaid' });
+      }
+    });
+
     it('gives no standing discount after the lock: at an unchanged price, a wei under the quote is slippage', () => {
-      const current = baseAmount(eth, CENTS, ETH_3000);
+      const current = quoteAmount(eth, CENTS, ETH_3000);
       const floor = (current * 9_900n + 9_999n) / 10_000n;
-      for (const paid of [ETH_QUOTED - 1n, current, floor]) {
+      expect(current).toBe(ETH_QUOTED);
+      for (const paid of [ETH_QUOTED - 1n, floor]) {
         expect(judge({ tx: ethTx(paid, { blockTimestamp: late }), receipt: ethReceipt, priceNow: ETH_3000 })).toEqual({
           kind: 'slippage',
           quote: ethQuote,
@@ -577,7 +569,7 @@ describe('judgePayment', () => {
       ['much cheaper', '1500'],
     ])('at a price %s', (_label, usd) => {
       const now = price(usd);
-      const current = baseAmount(eth, CENTS, now);
+      const current = quoteAmount(eth, CENTS, now);
       const floor = (current * 9_900n + 9_999n) / 10_000n;
       const least = floor > ETH_QUOTED ? floor : ETH_QUOTED;
       const full = current > ETH_QUOTED ? current : ETH_QUOTED;
@@ -597,7 +589,7 @@ describe('judgePayment', () => {
     });
 
     it('calls a late ETH payment below the current amount less the tolerance slippage', () => {
-      const required = baseAmount(eth, CENTS, ETH_2601);
+      const required = quoteAmount(eth, CENTS, ETH_2601);
       expect(required).toBe(20_000_000_000_000_000n);
       expect(judge({ tx: ethTx(ETH_QUOTED, { blockTimestamp: late }), receipt: ethReceipt, priceNow: ETH_2601 })).toEqual({
         kind: 'slippage',
@@ -628,7 +620,7 @@ describe('judgePayment', () => {
 
     it('holds a late ETH payment to the quote when the price rose: dearer ETH lowers the floor, not what was quoted', () => {
       const dearer = price('3500');
-      const floor = (baseAmount(eth, CENTS, dearer) * 9_900n + 9_999n) / 10_000n;
+      const floor = (quoteAmount(eth, CENTS, dearer) * 9_900n + 9_999n) / 10_000n;
       expect(floor < ETH_QUOTED).toBe(true);
       expect(judge({ tx: ethTx(floor, { blockTimestamp: late }), receipt: ethReceipt, priceNow: dearer })).toMatchObject({ kind: 'slippage', expected: ETH_QUOTED });
       expect(judge({ tx: ethTx(ETH_QUOTED - 1n, { blockTimestamp: late }), receipt: ethReceipt, priceNow: dearer })).toMatchObject({ kind: 'slippage' });

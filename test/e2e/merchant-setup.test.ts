@@ -152,7 +152,7 @@ describe('merchant setup and orders on the local chain', () => {
     }
   });
 
-  it('lists payments into the split and distributions out of it, a page at a time', async () => {
+  it('lists payments into the split, each attributed, and distributions out of it, a page at a time', async () => {
     const merchant = [...merchants.values()][1]!;
     const split = ((await host.call('/api/split/deploy', { headers: { 'x-api-key': merchant.key } })).json.split as { address: string }).address;
     const { rpcUrl, chainId, usdc } = inject('chain');
@@ -163,7 +163,7 @@ describe('merchant setup and orders on the local chain', () => {
     await (await buyer.sendTransaction({ to: split, value: 10n ** 15n })).wait();
     await (await new Contract(split, splitArtifact.abi, buyer).getFunction('distribute')(usdc)).wait();
 
-    const seen: Array<{ kind: string; token: string; amount: string; to: string }> = [];
+    const seen: Array<{ kind: string; token: string; amount: string; to: string; attribution: string | null }> = [];
     let cursor: string | null = null;
     do {
       const page = await host.call(`/api/split/transactions?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { headers: { 'x-api-key': merchant.key } });
@@ -175,7 +175,10 @@ describe('merchant setup and orders on the local chain', () => {
       [usdc, '2000000'],
       ['0x0000000000000000000000000000000000000000', '1000000000000000'],
     ]);
+    // Sent straight to the split, paying no receipt: nobody's, and marked so.
+    expect(seen.filter((t) => t.kind === 'payment').map((t) => t.attribution)).toEqual(['unattributed', 'unattributed']);
     const distributed = seen.filter((t) => t.kind === 'distribution');
+    expect(distributed.map((t) => t.attribution)).toEqual(distributed.map(() => null));
     expect(distributed.reduce((sum, t) => sum + BigInt(t.amount), 0n)).toBe(2_000_000n);
     expect(distributed.map((t) => t.to)).toContain(merchant.wallet);
   });

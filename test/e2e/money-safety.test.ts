@@ -116,7 +116,7 @@ describe('x402 on the local stack', () => {
     expect(spent).toBe(BigInt(Math.round(paidOnce.receipt.totalUsd * 100)) * 10_000n);
   }, 90_000);
 
-  it('a settled order’s transaction reported for another receipt of the shop: 409 transaction_already_used, and that receipt stays unpaid', async () => {
+  it('a settled order’s transaction reported for another receipt of the shop: 400 not_a_payment (it went to the split, not that receipt’s address), and that receipt stays unpaid', async () => {
     const payer = await newPayer();
     const { header } = await proofFor(payer);
     const paid = await post('/api/x402/orders', ORDER, header);
@@ -124,14 +124,14 @@ describe('x402 on the local stack', () => {
     const { receipt } = (await paid.json()) as { receipt: { receiptId: string; transactionHash: string; totalUsd: number } };
     expect((await call(stack.baseUrl, `/api/receipts/${receipt.receiptId}`, { key: stack.apiKey })).json).toMatchObject({ status: expect.stringMatching(/^(paid|reconciled)$/), transactionHash: receipt.transactionHash });
 
-    // A receipt for less than the order, quoted in USDC: the settlement's transfer to the split would cover it.
+    // A receipt for less than the order, quoted in USDC: the settlement's transfer to the split would cover its amount, at the wrong address.
     const id = `stolen-${Date.now()}`;
     const created = await call(stack.baseUrl, '/api/receipts', { method: 'POST', key: stack.apiKey, body: { id, lineItems: [{ label: 'Sticker', priceUsd: 1 }], totalUsd: 1 } });
     expect(created.status).toBe(201);
     expect((await call(stack.baseUrl, `/api/portal/${id}/quote`, { method: 'POST', body: { token: 'USDC' } })).status).toBe(200);
     const reported = await call(stack.baseUrl, `/api/portal/${id}/payments`, { method: 'POST', body: { txHash: receipt.transactionHash } });
-    expect(reported.status).toBe(409);
-    expect(reported.json).toMatchObject({ error: 'transaction_already_used' });
+    expect(reported.status).toBe(400);
+    expect(reported.json).toMatchObject({ error: 'not_a_payment' });
     expect((await call(stack.baseUrl, `/api/receipts/${id}`, { key: stack.apiKey })).json).toMatchObject({ status: 'pending' });
   }, 60_000);
 });

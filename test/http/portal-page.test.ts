@@ -1,6 +1,6 @@
 /**
  * The buyer's page routes through their handlers, on memory stores and a stand-in chain (the page
- * reads only the chain's id; a quote in ETH reads its feed): the page with no script, its security
+ * reads only the chain's id; a quote in ETH reads its feed; a quote derives the receipt's address): the page with no script, its security
  * headers and escaping, the not-found page, the hashed browser files and the QR codes.
  */
 import { HttpRequest, InvocationContext, type HttpResponseInit } from '@azure/functions';
@@ -11,6 +11,7 @@ import { createReceipt } from '../../shared/app/receipts';
 import { memoryDeps, setDeps } from '../../shared/composition';
 import { newMerchant } from '../../shared/domain/merchant';
 import type { Chain } from '../../shared/ports/chain';
+import { depositAddress, forwarderImplementation, receiptKey } from '../../shared/adapters/evm/deposit-address';
 import { httpFunctions } from '../../shared/http/function';
 import { allRoutes, matchRoute } from '../../shared/http/routes';
 import { quoteFor } from '../../shared/app/payments/portal';
@@ -26,7 +27,15 @@ const usdc = '0x' + 'a'.repeat(40);
 const usdt = '0x' + 'b'.repeat(40);
 
 /** The chain as the page needs it: an id, and the ETH price for quotes in ETH. */
-const standInChain = (now: () => number) => ({ chainId: 31337, ethUsdPrice: async () => ({ answer: 3_000n * 10n ** 8n, decimals: 8, updatedAt: now() }) }) as unknown as Chain;
+const DEPOSIT_FACTORY = '0x' + 'de'.repeat(20);
+const standInChain = (now: () => number) =>
+  ({
+    chainId: 31337,
+    ethUsdPrice: async () => ({ answer: 3_000n * 10n ** 8n, decimals: 8, updatedAt: now() }),
+    // The real derivation: a receipt's address is a function of the factory, the split and the receipt.
+    depositAddress: async (split: string, wallet: string, receiptId: string) =>
+      depositAddress({ factory: DEPOSIT_FACTORY, implementation: forwarderImplementation(DEPOSIT_FACTORY), split, receiptKey: receiptKey({ chainId: 31337, wallet, receiptId }) }),
+  }) as unknown as Chain;
 
 let deps: AppDeps;
 
@@ -277,7 +286,11 @@ describe('the QR code', () => {
     expect(usdcQr.status).toBe(200);
     expect(usdcQr.headers).toMatchObject({ 'content-type': 'image/svg+xml', 'cache-control': 'no-store' });
     expect(usdcQr.text).toMatch(/^<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
-    expect(quote).toMatchObject({ token: 'USDC', uri: expect.stringMatching(new RegExp(`^ethereum:${usdc}@31337/transfer\\?address=${split}&uint256=\\d+$`)) });
+    // To the receipt's own address, for exactly the customer total.
+    const deposit = (await deps.receipts.get(merchant, 'R-300'))!.value.deposit!.address;
+    expect(deposit).not.toBe(split);
+    expect(quote).toMatchObject({ token: 'USDC', uri: `ethereum:${usdc}@31337/transfer?address=${deposit}&uint256=${quote.amount}` });
+    expect(BigInt(quote.amount) % 10_000n).toBe(0n);
     expect(usdcQr.text).toBe(await QRCode.toString(quote.uri, QR_OPTIONS));
     // The same open quote again: the same code.
     expect((await get('/api/portal/R-300/qr.svg?token=USDC')).text).toBe(usdcQr.text);
@@ -286,7 +299,7 @@ describe('the QR code', () => {
     expect((await deps.receipts.get(merchant, 'R-300'))!.value.quotes!.map((open) => open.token)).toEqual(['USDC']);
 
     const ethQuote = await quoteFor(deps, 'R-300', 'ETH');
-    expect(ethQuote.uri).toMatch(new RegExp(`^ethereum:${split}@31337\\?value=\\d+$`));
+    expect(ethQuote.uri).toBe(`ethereum:${deposit}@31337?value=${ethQuote.amount}`);
     const ethQr = await get('/api/portal/R-300/qr.svg?token=ETH');
     expect(ethQr.text).toBe(await QRCode.toString(ethQuote.uri, QR_OPTIONS));
     expect(ethQr.text).not.toBe(usdcQr.text);

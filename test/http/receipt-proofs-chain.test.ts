@@ -93,23 +93,26 @@ const verifyWithReadme = (proof: unknown) => {
 };
 
 describe('a receipt paid on the local chain', () => {
-  it.each(['USDC', 'ETH'] as const)('in %s gets a proof whose transaction, amount, payer and split are the chain’s', async (token) => {
+  it.each(['USDC', 'ETH'] as const)('in %s gets a proof whose transaction, amount, payer and deposit address are the chain’s', async (token) => {
     const { id, proof, hash, quote, buyer } = await paidReceipt(token);
+    // Paid at the receipt's own address, which sweeps only to the shop's split.
+    const deposit = (await deps.receipts.get(merchant, id))!.value.deposit!;
+    expect(deposit.split).toBe(split);
     const signer = (await host.call('/.well-known/receipt-signer')).json as { address: string };
     expect(verifyTypedData(proof.domain, proof.types, proof.message, proof.signature)).toBe(signer.address);
-    expect(proof.message).toMatchObject({ receiptId: id, merchant, transactionHash: hash.toLowerCase(), amount: quote.amount, payer: buyer.toLowerCase(), payTo: split, chainId: chainInfo.chainId, token });
+    expect(proof.message).toMatchObject({ receiptId: id, merchant, transactionHash: hash.toLowerCase(), amount: quote.amount, payer: buyer.toLowerCase(), payTo: deposit.address, chainId: chainInfo.chainId, token });
 
     const mined = (await provider.getTransactionReceipt(hash))!;
     expect(mined.status).toBe(1);
     if (token === 'ETH') {
       const sent = (await provider.getTransaction(hash))!;
-      expect({ to: getAddress(sent.to!), value: sent.value }).toEqual({ to: getAddress(split), value: BigInt(proof.message.amount) });
+      expect({ to: getAddress(sent.to!), value: sent.value }).toEqual({ to: getAddress(deposit.address), value: BigInt(proof.message.amount) });
       expect(proof.message.tokenAddress).toBe('0x0000000000000000000000000000000000000000');
     } else {
       const transfer = new Interface(['event Transfer(address indexed from, address indexed to, uint256 value)']);
       const moved = mined.logs.filter((log) => getAddress(log.address) === getAddress(chainInfo.usdc)).map((log) => transfer.parseLog(log)!);
       expect(moved.map((event) => ({ from: event.args.from, to: event.args.to, value: event.args.value }))).toEqual([
-        { from: getAddress(buyer), to: getAddress(split), value: BigInt(proof.message.amount) },
+        { from: getAddress(buyer), to: getAddress(deposit.address), value: BigInt(proof.message.amount) },
       ]);
       expect(proof.message.tokenAddress).toBe(chainInfo.usdc.toLowerCase());
     }
@@ -133,7 +136,7 @@ describe('a receipt paid on the local chain', () => {
       { address: retiredAt.address.toLowerCase(), retiredAt: proof.message.paidAt },
     );
     const notSigned = { code: 1, output: 'NOT VERIFIED: not signed by the receipt signer\n' };
-    const verified = { code: 0, output: `VERIFIED: ${proof.message.receiptId} paid ${proof.message.amount} USDC to ${split} in ${proof.message.transactionHash}\n` };
+    const verified = { code: 0, output: `VERIFIED: ${proof.message.receiptId} paid ${proof.message.amount} USDC to ${proof.message.payTo} in ${proof.message.transactionHash}\n` };
     // Each case is its own node process (a cold start that takes seconds on a loaded machine): they run side by side.
     const cases: Array<[string, unknown, unknown]> = [
       ['the proof as served', proof, verified],
@@ -143,7 +146,7 @@ describe('a receipt paid on the local chain', () => {
       ['signed by a key retired after the payment', await byKey(retiredAfter, proof.message), verified],
       ['signed by a key retired when it was paid', await byKey(retiredAt, proof.message), notSigned],
       ['another receipt’s lines', await byService({ ...proof.message, lines: other.message.lines.map((line) => ({ ...line, priceCents: line.priceCents + 1 })) }), { code: 1, output: 'NOT VERIFIED: the lines are not the receipt’s\n' }],
-      ['another receipt’s transaction', await byService({ ...proof.message, transactionHash: other.message.transactionHash }), { code: 1, output: `NOT VERIFIED: the transaction moved 0, not ${proof.message.amount}, to the split\n` }],
+      ['another receipt’s transaction', await byService({ ...proof.message, transactionHash: other.message.transactionHash }), { code: 1, output: `NOT VERIFIED: the transaction moved 0, not ${proof.message.amount}, to ${proof.message.payTo}\n` }],
     ];
     try {
       const outcomes = await Promise.all(cases.map(([, document]) => verifyWithReadme(document)));

@@ -13,6 +13,8 @@ import type { AppDeps } from '../../shared/app/deps';
 import { createReceipt } from '../../shared/app/receipts';
 import { updateShopConfig } from '../../shared/app/shop-config';
 import { ZERO_ADDRESS } from '../../shared/domain/payment';
+import { newReceipt } from '../../shared/domain/receipt';
+import { receiptCore } from '../support/fixtures';
 import { addMerchant, startHost, type RunningHost } from '../support/http';
 import { cosmosStore } from '../support/stores';
 
@@ -126,6 +128,40 @@ describe('GET /api/reserve/balances', () => {
     const billing = await get('/api/billing/balance', key);
     expect(billing.status).toBe(200);
     expect(billing.json.platformFees).toMatchObject({ split: null, tokens: [], paidUsd: 0, note: 'no split is deployed: no platform fees' });
+  });
+});
+
+describe('GET /api/reserve/balances with deposit addresses', () => {
+  it('counts, in the total, the merchant’s part of what waits at its paid receipts’ deposit addresses; a sweep then moves it into the split, the total unchanged', async () => {
+    const shop = await merchantWithSplit(deps, chain);
+    const key = (await addMerchant(deps, shop.merchant, { plan: 'pro' })).apiKey;
+    const withDeposit = async (status: 'paid' | 'generated', split = shop.split) => {
+      const receiptId = `R-deposit-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+      const address = (await chain.depositAddress(split, shop.merchant, receiptId))!;
+      await deps.receipts.create(shop.merchant, newReceipt(receiptCore({ receiptId, wallet: shop.merchant, status, usd: 10 }), Date.now(), { deposit: { address, split } }));
+      return { receiptId, address };
+    };
+    const paid = await withDeposit('paid');
+    const unpaid = await withDeposit('generated');
+    // A paid receipt whose deposit sweeps into another split: not this split's money.
+    const elsewhere = await withDeposit('paid', (await merchantWithSplit(deps, chain)).split);
+    await mint(chainInfo.usdc, paid.address, 10_000_001n);
+    await mint(chainInfo.usdc, unpaid.address, 3_000_000n);
+    await mint(chainInfo.usdc, elsewhere.address, 5_000_000n);
+    await setEth(paid.address, parseEther('0.01'));
+
+    const before = await get('/api/reserve/balances', key);
+    expect(before.status).toBe(200);
+    // 9,900 of 10,000 bps, the remainder to the merchant: 10,000,001 − 100,000.
+    expect(row(before.json, 'USDC')).toMatchObject({ split: { balance: '0', merchant: { amount: '0' } }, wallet: { amount: '0' }, total: { amount: '9900001' }, usdValue: 9.9 });
+    expect(row(before.json, 'ETH')).toMatchObject({ split: { merchant: { amount: '0' } }, total: { amount: parseEther('0.0099').toString() }, usdValue: 29.7 });
+    expect(before.json.totalUsd).toBe(39.6);
+
+    await chain.sweepDeposits([{ split: shop.split, wallet: shop.merchant, receiptId: paid.receiptId, tokens: [chainInfo.usdc, ZERO_ADDRESS] }]);
+    const after = await get('/api/reserve/balances', key);
+    expect(row(after.json, 'USDC')).toMatchObject({ split: { balance: '10000001', merchant: { amount: '9900001' } }, total: { amount: '9900001' } });
+    expect(row(after.json, 'ETH')).toMatchObject({ split: { merchant: { amount: parseEther('0.0099').toString() } }, total: { amount: parseEther('0.0099').toString() } });
+    expect(after.json.totalUsd).toBe(39.6);
   });
 });
 

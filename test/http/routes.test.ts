@@ -34,6 +34,7 @@ const expectedKeyless: Record<string, string> = {
   'POST /api/console/receipts/terminal': 'session',
   'POST /api/console/webhooks/test': 'session',
   'POST /api/console/webhooks/secret/rotate': 'session',
+  'POST /api/console/deposits/sweep': 'session',
   // The buyer's pages and calls: anyone holding the receipt's unguessable id.
   'GET /portal/{id}': 'portal',
   'GET /pay/{id}': 'portal',

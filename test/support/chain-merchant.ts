@@ -71,7 +71,7 @@ export const chainWithOwnFeed = async (fresh: () => Promise<Wallet>) => {
   const feed = (await new ContractFactory(mockAggregatorArtifact.abi, mockAggregatorArtifact.bytecode, feedOwner).deploy(3000n * 10n ** 8n)) as Contract;
   await feed.waitForDeployment();
   const ethUsdFeed = (await feed.getAddress()).toLowerCase();
-  const chain = new EvmChain({ rpcUrl: local.rpcUrl, chainId: local.chainId, relayerPrivateKey: relayer.privateKey, splitFactory: local.splitFactory, tokens: [local.usdc, local.usdt], ethUsdFeed });
+  const chain = new EvmChain({ rpcUrl: local.rpcUrl, chainId: local.chainId, relayerPrivateKey: relayer.privateKey, splitFactory: local.splitFactory, tokens: [local.usdc, local.usdt], ethUsdFeed, depositFactory: local.depositFactory });
   return { chain, feed, ethUsdFeed };
 };
 

@@ -16,5 +16,6 @@ export const chainForTests = (relayer: number | string = 5): EvmChain => {
     splitFactory: chain.splitFactory,
     tokens: [chain.usdc, chain.usdt],
     ethUsdFeed: chain.ethUsdFeed,
+    depositFactory: chain.depositFactory,
   });
 };

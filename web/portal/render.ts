@@ -133,7 +133,7 @@ const paidPanel = (view: PortalView, input: PortalPageInput): Html => {
   return panel('success', 'Payment received', [
     paragraph(`Thank you. ${view.shop.name} received ${amount}.`),
     ...(payment?.paidAt ? [`<p>Paid ${time(payment.paidAt)}</p>`] : []),
-    ...(payment ? [transaction(payment.transactionHash, input.explorerUrl)] : []),
+    ...(payment?.transactionHash ? [transaction(payment.transactionHash, input.explorerUrl)] : []),
     proofLink(view, input),
   ]);
 };

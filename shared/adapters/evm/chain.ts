@@ -6,6 +6,7 @@ import {
   Contract,
   Interface,
   ZeroAddress,
+  dataSlice,
   getAddress,
   isError,
   zeroPadValue,
@@ -14,9 +15,10 @@ import {
   type TransactionReceipt,
 } from 'ethers';
 import type { FeedBounds, FeedPrice, MinedTransaction, ValueMove } from '../../domain/payment';
-import type { Chain, ChainMove, DeployedSplit, SplitPayee, SplitTransfer } from '../../ports/chain';
+import type { Chain, ChainMove, DeployedSplit, DepositSweep, SplitPayee, SplitTransfer } from '../../ports/chain';
 import { DependencyUnavailableError } from '../../ports/errors';
-import { splitArtifact, splitFactoryArtifact } from './artifacts';
+import { depositFactoryArtifact, splitArtifact, splitFactoryArtifact } from './artifacts';
+import { depositAddress, forwarderImplementation, receiptKey } from './deposit-address';
 import { createProvider, createRelayer, type RelayerSigner } from './provider';
 
 /** The chain's RPC could not be reached or did not answer in time; nothing is known about the call's outcome. */
@@ -39,6 +41,9 @@ export class InvalidSplitError extends Error {
   }
 }
 
+/** Addresses one log query names at most (a provider caps a topic list's length or a request's size). */
+const ADDRESSES_PER_QUERY = 1_000;
+
 /** A deployment not mined by then is reported as a timeout (chain unavailable) rather than awaited forever. */
 const MINE_TIMEOUT_MS = 120_000;
 
@@ -52,6 +57,8 @@ export interface EvmChainOptions {
   tokens: string[];
   /** Chainlink ETH/USD AggregatorV3 feed; without it `ethUsdPrice` throws. */
   ethUsdFeed?: string;
+  /** The DepositFactory that makes receipts' deposit addresses; without it there are none (`depositAddress` answers undefined). */
+  depositFactory?: string;
   /** Share one provider with other adapters; by default the chain makes its own. */
   provider?: JsonRpcProvider;
 }
@@ -60,6 +67,7 @@ type BlockRange = { fromBlock: number; toBlock: number };
 
 const splitInterface = new Interface(splitArtifact.abi);
 const factoryInterface = new Interface(splitFactoryArtifact.abi);
+const depositFactoryInterface = new Interface(depositFactoryArtifact.abi);
 const erc20Interface = new Interface([
   'event Transfer(address indexed from, address indexed to, uint256 value)',
   'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
@@ -87,6 +95,7 @@ const DISTRIBUTED = topicOf(splitInterface, 'Distributed');
 const WITHDRAWN = topicOf(splitInterface, 'Withdrawn');
 const TOKEN_WITHDRAWN = topicOf(splitInterface, 'TokenWithdrawn');
 const SPLIT_CREATED = topicOf(factoryInterface, 'SplitCreated');
+const SWEEP_FAILED = topicOf(depositFactoryInterface, 'SweepFailed');
 
 // The factory's calls revert with the split initializer's errors: one ABI decodes both.
 const factoryCallInterface = new Interface([
@@ -153,6 +162,7 @@ export class EvmChain implements Chain {
   /** False once the feed turned out to name no aggregator (not a Chainlink proxy): not asked again. */
   private feedHasAggregator = true;
   private expectedSplitCode?: Promise<string>;
+  private readonly deposits?: { factory: string; implementation: string };
 
   constructor(options: EvmChainOptions) {
     this.chainId = options.chainId;
@@ -164,6 +174,13 @@ export class EvmChain implements Chain {
     this.factory = new Contract(this.factoryAddress, factoryCallInterface, this.relayer);
     this.tokens = options.tokens.map(checked);
     if (options.ethUsdFeed) this.feed = new Contract(checked(options.ethUsdFeed), feedInterface, this.provider);
+    if (options.depositFactory) this.deposits = { factory: lower(checked(options.depositFactory)), implementation: forwarderImplementation(options.depositFactory) };
+  }
+
+  depositAddress(split: string, wallet: string, receiptId: string): Promise<string | undefined> {
+    if (!this.deposits) return Promise.resolve(undefined);
+    const key = receiptKey({ chainId: this.chainId, wallet, receiptId });
+    return Promise.resolve(depositAddress({ ...this.deposits, split, receiptKey: key }));
   }
 
   deploySplit(payees: SplitPayee[]): Promise<DeployedSplit> {
@@ -262,17 +279,58 @@ export class EvmChain implements Chain {
     });
   }
 
-  paymentsInto(splits: readonly string[], range: BlockRange): Promise<ChainMove[]> {
-    if (splits.length === 0) return Promise.resolve([]);
+  paymentsInto(addresses: readonly string[], range: BlockRange): Promise<ChainMove[]> {
+    if (addresses.length === 0 || this.tokens.length === 0) return Promise.resolve([]);
     return this.guard(async () => {
-      const addresses = splits.map((split) => lower(checked(split)));
-      const [transfers, received] = await Promise.all([
-        this.tokens.length === 0
-          ? Promise.resolve([])
-          : this.provider.getLogs({ ...range, address: this.tokens, topics: [TRANSFER, null, addresses.map((split) => zeroPadValue(split, 32))] }),
-        this.provider.getLogs({ ...range, address: addresses, topics: [PAYMENT_RECEIVED] }),
-      ]);
-      return this.chainMoves([...transfers, ...received]);
+      // A topic position given a list matches any of it; a provider takes a list of some length only,
+      // so a long one goes as several queries, asked together.
+      const topics = [...new Set(addresses.map((address) => lower(checked(address))))].map((address) => zeroPadValue(address, 32));
+      const chunks = Array.from({ length: Math.ceil(topics.length / ADDRESSES_PER_QUERY) }, (_, index) => topics.slice(index * ADDRESSES_PER_QUERY, (index + 1) * ADDRESSES_PER_QUERY));
+      const logs = await Promise.all(chunks.map((chunk) => this.provider.getLogs({ ...range, address: this.tokens, topics: [TRANSFER, null, chunk] })));
+      return this.chainMoves(logs.flat());
+    });
+  }
+
+  tokenTransfersInto(addresses: readonly string[], range: BlockRange): Promise<ChainMove[]> {
+    if (addresses.length === 0) return Promise.resolve([]);
+    return this.guard(async () => {
+      // No contract named: every token's Transfer into the addresses, in chunks as paymentsInto asks.
+      const topics = [...new Set(addresses.map((address) => lower(checked(address))))].map((address) => zeroPadValue(address, 32));
+      const chunks = Array.from({ length: Math.ceil(topics.length / ADDRESSES_PER_QUERY) }, (_, index) => topics.slice(index * ADDRESSES_PER_QUERY, (index + 1) * ADDRESSES_PER_QUERY));
+      const logs = await Promise.all(chunks.map((chunk) => this.provider.getLogs({ ...range, topics: [TRANSFER, null, chunk] })));
+      return logs
+        .flat()
+        // An ERC-20 Transfer indexes two addresses and carries the amount as its one data word; an
+        // ERC-721 one indexes the token id too and carries no data.
+        .filter((log) => !log.removed && log.topics.length === 3 && log.data.length === 66)
+        .map((log) => ({
+          token: lower(log.address),
+          from: lower(`0x${log.topics[1]!.slice(26)}`),
+          to: lower(`0x${log.topics[2]!.slice(26)}`),
+          amount: BigInt(log.data).toString(),
+          logIndex: log.index,
+          txHash: lower(log.transactionHash),
+          blockNumber: log.blockNumber,
+        }))
+        .sort((a, b) => a.blockNumber - b.blockNumber || a.logIndex - b.logIndex);
+    });
+  }
+
+  ethTransfersTo(addresses: readonly string[], range: BlockRange): Promise<ChainMove[]> {
+    if (addresses.length === 0) return Promise.resolve([]);
+    return this.guard(async () => {
+      const wanted = new Set(addresses.map((address) => lower(checked(address))));
+      const numbers = Array.from({ length: range.toBlock - range.fromBlock + 1 }, (_, index) => range.fromBlock + index);
+      const blocks = await Promise.all(numbers.map((number) => this.provider.getBlock(number, true)));
+      const moves: ChainMove[] = [];
+      for (const block of blocks) {
+        if (!block) throw new Error('a block of the range is not known to the node yet');
+        for (const tx of block.prefetchedTransactions) {
+          if (tx.to === null || tx.value === 0n || !wanted.has(lower(tx.to))) continue;
+          moves.push({ token: ZeroAddress, from: lower(tx.from), to: lower(tx.to), amount: tx.value.toString(), logIndex: -1, txHash: lower(tx.hash), blockNumber: block.number });
+        }
+      }
+      return moves;
     });
   }
 
@@ -352,6 +410,31 @@ export class EvmChain implements Chain {
     });
   }
 
+  async sweepCall(deposits: readonly DepositSweep[]): Promise<{ to: string; data: string }> {
+    return { to: this.depositFactory(), data: depositFactoryInterface.encodeFunctionData('sweepMany', [this.sweepArguments(deposits)]) };
+  }
+
+  sweepDeposits(deposits: readonly DepositSweep[]): Promise<{ txHash: string; blockNumber: number; failed: string[] }> {
+    return this.guard(async () => {
+      const factory = this.depositFactory();
+      if (deposits.length === 0) throw new RangeError('a sweep names at least one deposit');
+      const contract = new Contract(factory, depositFactoryInterface, this.relayer);
+      const sweepMany = contract.getFunction('sweepMany');
+      const args = this.sweepArguments(deposits);
+      // The factory reverts (InsufficientGas) rather than starve a sweep, so a limit at the estimate's
+      // edge could revert where the state moved a little (a split's first balance of a token costs
+      // more); gas not used is not paid, so the margin costs nothing.
+      const estimate = await sweepMany.estimateGas(args);
+      const tx = await sweepMany.send(args, { gasLimit: estimate + estimate / 5n });
+      const receipt = await tx.wait(1, MINE_TIMEOUT_MS);
+      if (!receipt) throw new Error('the sweep was not mined');
+      const failed = receipt.logs
+        .filter((log) => lower(log.address) === factory && log.topics[0] === SWEEP_FAILED && log.topics[1] !== undefined)
+        .map((log) => lower(dataSlice(log.topics[1]!, 12)));
+      return { txHash: lower(receipt.hash), blockNumber: receipt.blockNumber, failed };
+    });
+  }
+
   distribute(split: string, token: string): Promise<{ txHash: string; blockNumber: number }> {
     return this.guard(async () => {
       const contract = new Contract(checked(split), splitInterface, this.relayer);
@@ -366,6 +449,14 @@ export class EvmChain implements Chain {
     return this.guard(() => this.provider.getBlockNumber());
   }
 
+  blockTimestamp(blockNumber: number): Promise<number> {
+    return this.guard(async () => {
+      const block = await this.provider.getBlock(blockNumber);
+      if (!block) throw new Error(`block ${blockNumber} is not known to the node yet`);
+      return block.timestamp;
+    });
+  }
+
   async relayerBalance(): Promise<bigint> {
     const address = await this.relayer.getAddress();
     return this.guard(() => this.provider.getBalance(address));
@@ -374,6 +465,21 @@ export class EvmChain implements Chain {
   /** Stops the provider this chain made (one passed in belongs to whoever passed it). */
   destroy(): void {
     if (this.ownsProvider) this.provider.destroy();
+  }
+
+  /** The deposit factory (lower-case); a deployment without one has no deposits to sweep (503, as for a quote: `depositOf`). */
+  private depositFactory(): string {
+    if (!this.deposits) throw new DependencyUnavailableError('chain', 'deposit addresses are not configured on this deployment (DEPOSIT_FACTORY_ADDRESS)');
+    return this.deposits.factory;
+  }
+
+  /** `sweepMany`'s `Deposit[]`: each receipt's key derived here, as its deposit address was. */
+  private sweepArguments(deposits: readonly DepositSweep[]) {
+    return deposits.map((deposit) => [
+      checked(deposit.split),
+      receiptKey({ chainId: this.chainId, wallet: deposit.wallet, receiptId: deposit.receiptId }),
+      deposit.tokens.map(checked),
+    ]);
   }
 
   private splitCode(): Promise<string> {

@@ -2,7 +2,6 @@
  * The buyer's side of a receipt: what the portal shows, the quotes it asks for, and the tracking
  * statuses it reports. Routes of the `portal` kind: anyone who has the receipt's (unguessable) id.
  */
-import { randomInt } from 'node:crypto';
 import { DomainError } from '../../domain/errors';
 import { buyerAdvice, failureInfo, isFailureCode } from '../../domain/failures';
 import type { Merchant } from '../../domain/merchant';
@@ -11,11 +10,8 @@ import {
   formatUnits,
   isStale,
   paymentUri,
-  quoteAmountClaimId,
+  quoteAmount,
   rateOf,
-  taggedAmount,
-  TAG_SLOTS,
-  watchlistId,
   ZERO_ADDRESS,
   type FeedPrice,
   type PayToken,
@@ -32,12 +28,12 @@ import type { PortalEvent } from '../../domain/portal-views';
 import type { z } from 'zod';
 import type { AppDeps } from '../deps';
 import { BoundedCache } from '../bounded-cache';
-import { isEtagMismatchOrDuplicate, withEtagRetry } from '../etag-retry';
+import { withEtagRetry } from '../etag-retry';
 import { loadMerchant } from '../merchants';
 import { portalRecommendation } from '../reserve';
 import { changeStatus } from '../receipt-status';
-import { takeClaim } from '../claims';
 import { receiptOwner } from './ledger';
+import { DEPOSIT_WATCH_AFTER_MS, depositOf, watchDeposit } from './deposits';
 
 export type PortalDeps = Pick<AppDeps, 'receipts' | 'claims' | 'merchants' | 'chain' | 'settings' | 'clock' | 'ids' | 'chainState' | 'queue' | 'onramp'>;
 
@@ -45,8 +41,6 @@ export type PortalDeps = Pick<AppDeps, 'receipts' | 'claims' | 'merchants' | 'ch
 const MAX_QUOTES = 20;
 /** A quote this close to its end is not handed out again: the buyer gets a fresh one. */
 const QUOTE_REUSE_MARGIN_MS = 60_000;
-/** The watch list is written again for a split only when its end moves by more than this (fewer contended writes). */
-const WATCH_EXTEND_STEP_MS = 10 * 60_000;
 
 const notFound = (receiptId: string) => new DomainError('not_found', `receipt ${receiptId} not found`);
 
@@ -112,7 +106,8 @@ export const getPortalView = async (deps: PortalDeps, receiptId: string): Promis
   const now = deps.clock.now();
   const reason = notPayableReason(deps, receipt, merchant);
   const quote = reason ? undefined : openQuote(receipt, now);
-  const paid = receipt.transactionHash && receipt.paidAt ? receipt.transactionHash : null;
+  // Paid on chain (a card delivery too); a balance credit names no transaction.
+  const paid = receipt.paidAt && receipt.token ? receipt.transactionHash : undefined;
   const lastRecord = receipt.payments?.at(-1);
   const underpaid = receipt.status !== 'paid' && lastRecord?.outcome === 'underpaid' && lastRecord.token ? lastRecord : undefined;
   const failure = receipt.status === 'failed' && receipt.failure && isFailureCode(receipt.failure.failureCode) ? failureInfo(receipt.failure.failureCode) : null;
@@ -135,14 +130,15 @@ export const getPortalView = async (deps: PortalDeps, receiptId: string): Promis
     tokens: deps.settings.tokens.map((token) => ({ symbol: token.symbol, decimals: token.decimals })),
     recommendedToken: reason ? null : await portalRecommendation(deps, merchant),
     quote: quote ? toQuoteView(quote) : null,
-    payment: paid
+    payment:
+      paid !== undefined
       ? {
           transactionHash: paid,
           buyerWallet: receipt.buyerWallet,
           token: receipt.token,
           amount: receipt.amountPaid ?? null,
           paidAt: receipt.paidAt ?? null,
-          explorerUrl: explorerLink(deps, paid),
+          explorerUrl: paid ? explorerLink(deps, paid) : null,
         }
       : null,
     underpaid: underpaid ? { token: underpaid.token!, received: underpaid.amount, expected: underpaid.expected ?? underpaid.amount } : null,
@@ -170,57 +166,9 @@ const freshPrice = async (deps: PortalDeps): Promise<FeedPrice> => {
 };
 
 /**
- * Claims a tagged amount no other open quote of this split and token has: tags are drawn at random
- * and claimed create-only, so two buyers can never be told the same amount. A claim lives as long as
- * a payment of the quote may still arrive (the lock plus the receipt's expiry).
- */
-const claimAmount = async (deps: PortalDeps, receipt: Receipt, token: PayToken, split: string, price: FeedPrice | undefined, lifetimeMs: number) => {
-  const now = deps.clock.now();
-  const cents = toCents(receipt.customerTotalUsd);
-  for (let attempt = 0; attempt < 32; attempt++) {
-    const amount = taggedAmount(token, cents, randomInt(1, TAG_SLOTS + 1), price).toString();
-    const id = quoteAmountClaimId(deps.chain!.chainId, split, token.address, amount);
-    const claim = { id, owner: receiptOwner(receipt), createdAt: now, expiresAt: now + lifetimeMs };
-    const claimed = await takeClaim(deps.claims, claim);
-    if (claimed.taken) return amount;
-    const held = claimed.held;
-    // A claim past its end (not yet removed by the store's TTL) is free again.
-    if (held && held.value.expiresAt !== undefined && held.value.expiresAt <= now) {
-      try {
-        await deps.claims.replace(id, claim, held.etag);
-        return amount;
-      } catch {
-        // Someone else took it: draw again.
-      }
-    }
-  }
-  throw new DomainError('conflict', 'no unique amount is free for this total right now; try again in a minute');
-};
-
-/** Keeps the split on the watcher's list until `until`, so transfers into it are matched to receipts. */
-const watchSplit = (deps: PortalDeps, split: string, until: number) =>
-  withEtagRetry<void>(
-    async ({ write }) => {
-      const id = watchlistId(deps.chain!.chainId);
-      const stored = await deps.chainState.get(id, id);
-      const now = deps.clock.now();
-      const splits = stored?.value.splits ?? {};
-      if ((splits[split] ?? 0) >= until - WATCH_EXTEND_STEP_MS) return;
-      const kept = Object.fromEntries(Object.entries(splits).filter(([, end]) => end > now));
-      const next = { ...stored?.value, id, splits: { ...kept, [split]: until + WATCH_EXTEND_STEP_MS }, updatedAt: now };
-      await write(() => (stored ? deps.chainState.replace(id, next, stored.etag) : deps.chainState.create(id, next)));
-    },
-    {
-      retryOn: isEtagMismatchOrDuplicate,
-      exhausted: () => {
-        throw new DomainError('conflict', 'the watch list kept changing; try again');
-      },
-    },
-  );
-
-/**
- * What the buyer pays in a token: the open quote for it, or a new one (10-minute lock; an amount tag
- * unique among the split's open quotes of that token; an EIP-681 URI for wallets and the QR code).
+ * What the buyer pays in a token: the open quote for it, or a new one (10-minute lock; exactly the
+ * amount due, to the receipt's own deposit address; an EIP-681 URI for wallets and the QR code). The
+ * address goes on the watcher's list before it is handed out.
  */
 export const quoteFor = async (deps: PortalDeps, receiptId: string, symbol: PayTokenSymbol): Promise<QuoteView> => {
   const { value: receipt } = await findReceipt(deps, receiptId);
@@ -234,32 +182,34 @@ export const quoteFor = async (deps: PortalDeps, receiptId: string, symbol: PayT
   if (existing) return toQuoteView(existing);
 
   const chain = deps.chain!;
-  const split = merchant.split!.address.toLowerCase();
+  const deposit = await depositOf(deps, receipt, merchant);
   const price = token.symbol === 'ETH' ? await freshPrice(deps) : undefined;
   const { quoteLockMs, receiptExpiryMs } = deps.settings.payments;
   const expiresAt = now + quoteLockMs;
-  const amount = await claimAmount(deps, receipt, token, split, price, quoteLockMs + receiptExpiryMs);
+  const amount = quoteAmount(token, toCents(receipt.customerTotalUsd), price).toString();
   const tokenAddress = token.symbol === 'ETH' ? null : token.address;
   const quote: Quote = {
     quoteId: `q_${deps.ids.random(10)}`,
     token: token.symbol,
     tokenAddress,
     chainId: chain.chainId,
-    payTo: split,
+    payTo: deposit.address,
     amount,
     decimals: token.decimals,
     usd: receipt.customerTotalUsd,
     rate: rateOf(token, price),
     createdAt: now,
     expiresAt,
-    uri: paymentUri({ chainId: chain.chainId, payTo: split, tokenAddress, amount }),
+    uri: paymentUri({ chainId: chain.chainId, payTo: deposit.address, tokenAddress, amount }),
   };
-  await watchSplit(deps, split, expiresAt + receiptExpiryMs);
+  // Watched while a payment of it may still come, and a while after: late and extra transfers are recorded.
+  const until = Math.max(expiresAt, receipt.createdAt + receiptExpiryMs) + DEPOSIT_WATCH_AFTER_MS;
+  await watchDeposit(deps, deposit.address, { owner: receiptOwner(receipt), split: deposit.split, until, ...(token.symbol === 'ETH' && { eth: true }) });
   await withEtagRetry<void>(
     async ({ write }) => {
       const latest = await findReceipt(deps, receiptId);
       const quotes = [...(latest.value.quotes ?? []), quote].slice(-MAX_QUOTES);
-      await write(() => deps.receipts.replace(latest.value.wallet, { ...latest.value, quotes }, latest.etag));
+      await write(() => deps.receipts.replace(latest.value.wallet, { ...latest.value, quotes, deposit: latest.value.deposit ?? deposit }, latest.etag));
     },
     {
       exhausted: () => {
@@ -313,7 +263,8 @@ export const recordPortalEvent = async (deps: PortalDeps, receiptId: string, eve
     status: event.status,
     actor: 'portal',
     // The connected wallet, until the chain names the payer.
-    ...(event.status === 'buyer_logged_in' && event.wallet && { facts: (current: Receipt) => ({ buyerWallet: current.paidAt ? current.buyerWallet : event.wallet! }) }),
+    ...(event.status === 'buyer_logged_in' &&
+      event.wallet && { facts: (current: Receipt) => ({ buyerWallet: current.paidAt ? current.buyerWallet : event.wallet!, connectedWallet: event.wallet!.toLowerCase() }) }),
   });
   return outcome.ignored ? { ok: true as const, status: outcome.receipt.status, ignored: true as const, reason: outcome.reason } : { ok: true as const, status: outcome.receipt.status };
 };

@@ -1,8 +1,10 @@
 /**
  * Reconciliation: the money of paid receipts sits in the merchant's split until someone calls its
  * `distribute(token)`. The relayer does, per split and token holding paid receipts; once that
- * distribution has its confirmations, every receipt paid before its block is `reconciled` with the
- * distribution's hash.
+ * distribution has its confirmations, every receipt whose money reached the split before its block is
+ * `reconciled` with the distribution's hash. A receipt paid at its deposit address has its money there
+ * until the address is swept into the split: the relayer sweeps first (`sweeps.ts`), and only a
+ * distribution after the sweep reconciles it.
  */
 import { DomainError } from '../../domain/errors';
 import { ZERO_ADDRESS } from '../../domain/payment';
@@ -13,6 +15,7 @@ import type { Claim } from '../../ports/documents';
 import type { AppDeps } from '../deps';
 import { changeStatus } from '../receipt-status';
 import { takeRelayerUnit } from '../relayer-budget';
+import { recentSweepFailures, sweepForReconcile, type PendingSweep } from './sweeps';
 
 type ReconcileDeps = Pick<AppDeps, 'receipts' | 'merchants' | 'queue' | 'clock' | 'settings' | 'claims' | 'chain'>;
 
@@ -50,33 +53,56 @@ interface PaidEntry {
   token: string;
   /** The block of the transaction that paid it. */
   paidBlock: number;
+  /** The receipt's deposit address (lower-case), when it was paid there: its money reaches the split only when swept. */
+  deposit?: string;
+  /**
+   * The block from which its money is in the split: the payment's; for a deposit, its sweep's (or, for
+   * a sweep older than the blocks looked through, the block before them). Only a distribution after it
+   * can have paid the money out.
+   */
+  inSplit: number;
 }
 
 const lower = (text: string) => text.toLowerCase();
 
-/** Where the receipt's money went: the split and token of the paying quote, and the block of the payment. */
+/**
+ * Where the receipt's money went: the split and token of the paying quote, and the block of the
+ * payment. A quote to the receipt's deposit address sends it to the deposit's split; an older quote
+ * (or an x402 settlement) named the split itself.
+ */
 const entryOf = (receipt: Receipt): PaidEntry | string => {
   const records = (receipt.payments ?? []).filter((record) => record.outcome === 'paid' || record.outcome === 'overpaid');
   const record = records.find((candidate) => candidate.txHash === receipt.transactionHash) ?? records[0];
   if (!record) return 'no paying transaction is recorded';
   const quote = [...(receipt.quotes ?? [])].reverse().find((candidate) => candidate.token === record.token);
   if (!quote) return `no ${record.token ?? 'token'} quote names the split it was paid into`;
-  return { receipt, split: lower(quote.payTo), token: lower(quote.tokenAddress ?? ZERO_ADDRESS), paidBlock: record.blockNumber };
-};
-
-/** Distributions of the token out of the split from `fromBlock` to `toBlock`, oldest first, in bounded ranges. */
-const distributionsOf = async (deps: ReconcileDeps, chain: Chain, split: string, token: string, fromBlock: number, toBlock: number): Promise<SplitTransfer[]> => {
-  const step = Math.max(1, deps.settings.payments.watchBlockRange);
-  const found: SplitTransfer[] = [];
-  for (let from = Math.max(fromBlock, toBlock - SCAN_CHUNKS * step + 1, 0); from <= toBlock; from += step) {
-    const transfers = await chain.splitTransfers(split, { fromBlock: from, toBlock: Math.min(toBlock, from + step - 1) });
-    found.push(...transfers.filter((transfer) => transfer.kind === 'distribution' && lower(transfer.token) === token));
-  }
-  return found;
+  const token = lower(quote.tokenAddress ?? ZERO_ADDRESS);
+  const deposit = receipt.deposit && lower(receipt.deposit.address) === lower(quote.payTo) ? receipt.deposit : undefined;
+  if (deposit) return { receipt, split: lower(deposit.split), token, paidBlock: record.blockNumber, deposit: lower(deposit.address), inSplit: record.blockNumber };
+  return { receipt, split: lower(quote.payTo), token, paidBlock: record.blockNumber, inSplit: record.blockNumber };
 };
 
 /**
- * The timer's work. Paid receipts are grouped by split and token; for each group:
+ * The split's transfers (payments in, distributions out) from `fromBlock` to `toBlock`, oldest first,
+ * in bounded ranges: at most the last `SCAN_CHUNKS` of them, from `from`.
+ */
+const splitTransfersIn = async (deps: ReconcileDeps, chain: Chain, split: string, fromBlock: number, toBlock: number): Promise<{ from: number; transfers: SplitTransfer[] }> => {
+  const step = Math.max(1, deps.settings.payments.watchBlockRange);
+  const start = Math.max(fromBlock, toBlock - SCAN_CHUNKS * step + 1, 0);
+  const transfers: SplitTransfer[] = [];
+  for (let from = start; from <= toBlock; from += step) transfers.push(...(await chain.splitTransfers(split, { fromBlock: from, toBlock: Math.min(toBlock, from + step - 1) })));
+  return { from: start, transfers };
+};
+
+/** Distributions of the token out of the split from `fromBlock` to `toBlock`, oldest first, in bounded ranges. */
+const distributionsOf = async (deps: ReconcileDeps, chain: Chain, split: string, token: string, fromBlock: number, toBlock: number): Promise<SplitTransfer[]> =>
+  (await splitTransfersIn(deps, chain, split, fromBlock, toBlock)).transfers.filter((transfer) => transfer.kind === 'distribution' && lower(transfer.token) === token);
+
+/**
+ * The timer's work. First the receipts paid at deposit addresses (`intoSplits`): those whose address
+ * still holds the paid token are swept by the relayer, the rest are dated by their sweep. Then paid
+ * receipts whose money is in the split are grouped by split and token; for each group (a receipt's
+ * "payment" below is when its money reached the split: a deposit's sweep):
  * 1. the relayer's earlier distribution, if one is kept: with its confirmations, the receipts paid
  *    before its block are reconciled with its hash (without them, the group waits for the next run);
  * 2. a distribution someone else made after a receipt's payment (anyone may call `distribute`)
@@ -95,7 +121,7 @@ export const reconcileSplits = async (deps: ReconcileDeps, options: { log?: (mes
   const chain = deps.chain;
   if (!chain) return report;
 
-  const groups = new Map<string, PaidEntry[]>();
+  const entries: PaidEntry[] = [];
   for (const receipt of await deps.receipts.inStatuses(['paid'], { limit: RECEIPTS_PER_RUN })) {
     const entry = entryOf(receipt);
     if (typeof entry === 'string') {
@@ -103,6 +129,17 @@ export const reconcileSplits = async (deps: ReconcileDeps, options: { log?: (mes
       log(`splits-reconcile: receipt ${receipt.receiptId} skipped: ${entry}`);
       continue;
     }
+    entries.push(entry);
+  }
+  const skip = (skipped: PaidEntry[], reason: string) => {
+    if (skipped.length === 0) return;
+    report.skipped.push(...skipped.map((entry) => ({ receiptId: entry.receipt.receiptId, reason })));
+    const { split, token } = skipped[0]!;
+    log(`splits-reconcile: split ${split} token ${token}: ${skipped.map((entry) => entry.receipt.receiptId).join(', ')} left paid: ${reason}`);
+  };
+
+  const groups = new Map<string, PaidEntry[]>();
+  for (const entry of await intoSplits(deps, chain, entries, skip)) {
     const key = `${entry.split}:${entry.token}`;
     groups.set(key, [...(groups.get(key) ?? []), entry]);
   }
@@ -132,6 +169,100 @@ const distributeMinimum = (settings: ReconcileDeps['settings'], token: string) =
   return { units: settings.relayer.distributeMin[known.symbol], symbol: known.symbol, decimals: known.decimals, setting };
 };
 
+const byKey = <T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> => {
+  const grouped = new Map<string, T[]>();
+  for (const item of items) grouped.set(key(item), [...(grouped.get(key(item)) ?? []), item]);
+  return grouped;
+};
+
+/**
+ * The entries whose money is in their split, each with the block it arrived in (`inSplit`); the rest
+ * skipped with the reason. A direct payment is there already. A deposit is read (one `balancesOf` for
+ * them all, at one block): one that no longer holds the paid token was swept, by anyone, and is dated by
+ * the last transfer from it into the split since the payment (one older than the blocks looked through
+ * is dated before them); one that still holds it is swept now by the relayer with every token read
+ * there (`sweepForReconcile`: batched, on the sweep budget), once its split and the deposits waiting
+ * for it together reach the token's `distributeMin`, unless its last sweep failed within a day. Only
+ * this deployment's factory's addresses are swept.
+ */
+const intoSplits = async (deps: ReconcileDeps, chain: Chain, entries: PaidEntry[], skip: (skipped: PaidEntry[], reason: string) => void): Promise<PaidEntry[]> => {
+  const ready = entries.filter((entry) => !entry.deposit);
+  const atDeposits: PaidEntry[] = [];
+  for (const entry of entries.filter((candidate) => candidate.deposit)) {
+    const expected = await chain.depositAddress(entry.split, entry.receipt.wallet, entry.receipt.receiptId);
+    if (expected !== undefined && lower(expected) === entry.deposit) atDeposits.push(entry);
+    else skip([entry], `its deposit address ${entry.deposit} is not one of the configured DepositFactory's (DEPOSIT_FACTORY_ADDRESS): the relayer does not sweep it`);
+  }
+  if (atDeposits.length === 0) return ready;
+
+  const head = await chain.blockNumber();
+  const tokens = [...new Set(atDeposits.map((entry) => entry.token))];
+  const balances = await chain.balancesOf([...new Set(atDeposits.map((entry) => entry.deposit!))], tokens, head);
+  const held = (address: string, token: string) => balances[address]?.[token] ?? 0n;
+
+  // Swept already: dated by the sweep.
+  for (const [split, swept] of byKey(
+    atDeposits.filter((entry) => held(entry.deposit!, entry.token) === 0n),
+    (entry) => entry.split,
+  )) {
+    const { from, transfers } = await splitTransfersIn(deps, chain, split, Math.min(...swept.map((entry) => entry.paidBlock)), head);
+    for (const entry of swept) {
+      const sweep = transfers.filter(
+        (transfer) => transfer.kind === 'payment' && lower(transfer.from) === entry.deposit && lower(transfer.token) === entry.token && transfer.blockNumber >= entry.paidBlock,
+      ).at(-1);
+      if (sweep) ready.push({ ...entry, inSplit: sweep.blockNumber });
+      else if (entry.paidBlock < from) ready.push({ ...entry, inSplit: from - 1 });
+      else skip([entry], `its deposit address ${entry.deposit} holds none of the token and no sweep from it into the split was found after the payment`);
+    }
+  }
+
+  // Still at the deposit: swept now, where the day's budget, the token's threshold and earlier failures allow.
+  let unswept = atDeposits.filter((entry) => held(entry.deposit!, entry.token) > 0n);
+  const failures = await recentSweepFailures(deps, chain, unswept.map((entry) => entry.deposit!));
+  for (const entry of unswept.filter((candidate) => failures.has(candidate.deposit!))) {
+    skip([entry], `the relayer's last sweep of its deposit address ${entry.deposit} failed (SweepFailed): tried again after ${new Date(failures.get(entry.deposit!)!).toISOString()}`);
+  }
+  unswept = unswept.filter((entry) => !failures.has(entry.deposit!));
+  const toSweep: PaidEntry[] = [];
+  for (const group of byKey(unswept, (entry) => `${entry.split}:${entry.token}`).values()) {
+    const { split, token } = group[0]!;
+    const minimum = distributeMinimum(deps.settings, token);
+    if (minimum && minimum.units > 0n) {
+      let inSplit: bigint;
+      try {
+        inSplit = (await chain.splitHoldings(split, split, [token]))[token]?.distributable ?? 0n;
+      } catch (error) {
+        if (!isRecoverable(error)) throw error;
+        skip(group, `the split's balance could not be read: ${(error as Error).message}`);
+        continue;
+      }
+      const waiting = [...new Set(group.map((entry) => entry.deposit!))].reduce((sum, address) => sum + held(address, token), 0n);
+      if (inSplit + waiting < minimum.units) {
+        const amount = (units: bigint) => `${formatUnits(units, minimum.decimals)} ${minimum.symbol}`;
+        skip(group, `the split holds ${amount(inSplit)} and its deposit addresses ${amount(waiting)}, below the ${amount(minimum.units)} the relayer distributes from (${minimum.setting}): their sweep and distribution wait`);
+        continue;
+      }
+    }
+    toSweep.push(...group);
+  }
+  if (toSweep.length === 0) return ready;
+
+  const pending = new Map<string, PendingSweep>();
+  for (const entry of toSweep) {
+    const address = entry.deposit!;
+    if (pending.has(address)) continue;
+    const sweep = { split: entry.split, wallet: entry.receipt.wallet, receiptId: entry.receipt.receiptId, tokens: tokens.filter((token) => held(address, token) > 0n) };
+    pending.set(address, { address, sweep });
+  }
+  const outcomes = await sweepForReconcile(deps, chain, [...pending.values()]);
+  for (const entry of toSweep) {
+    const outcome = outcomes.get(entry.deposit!);
+    if (outcome?.swept) ready.push({ ...entry, inSplit: outcome.blockNumber });
+    else skip([entry], outcome?.reason ?? 'not swept');
+  }
+  return ready;
+};
+
 /** A chain call that failed for this split alone (a revert, an estimate that failed): the other splits go on. */
 const isRecoverable = (error: unknown) => {
   const code = (error as { code?: unknown } | null)?.code;
@@ -151,7 +282,7 @@ const reconcileGroup = async (
   let head = await chain.blockNumber();
   const confirmed = (block: number) => head - block + 1 >= required;
   const recordId = distributionRecordId(chain.chainId, split, token);
-  let open = [...entries].sort((a, b) => a.paidBlock - b.paidBlock);
+  let open = [...entries].sort((a, b) => a.inSplit - b.inSplit);
 
   const settle = async (settled: PaidEntry[], txHash: string) => {
     for (const entry of settled) {
@@ -178,7 +309,7 @@ const reconcileGroup = async (
   const matchEmptied = async (emptied: PaidEntry[], distributions: SplitTransfer[], reason: string) => {
     const unmatched: PaidEntry[] = [];
     for (const entry of emptied) {
-      const match = distributions.find((transfer) => transfer.blockNumber >= entry.paidBlock);
+      const match = distributions.find((transfer) => transfer.blockNumber >= entry.inSplit);
       if (!match) unmatched.push(entry);
       else if (confirmed(match.blockNumber)) await settle([entry], match.txHash);
       else wait([entry]);
@@ -198,25 +329,25 @@ const reconcileGroup = async (
       wait(open);
       return;
     } else {
-      const before = open.filter((entry) => entry.paidBlock < tx.blockNumber);
+      const before = open.filter((entry) => entry.inSplit < tx.blockNumber);
       await settle(before, record.txHash);
       await deps.claims.delete(recordId, recordId, kept!.etag);
-      open = open.filter((entry) => entry.paidBlock >= tx.blockNumber);
+      open = open.filter((entry) => entry.inSplit >= tx.blockNumber);
     }
   } else if (record?.empty) {
     skip(
-      open.filter((entry) => entry.paidBlock < record.blockNumber),
+      open.filter((entry) => entry.inSplit < record.blockNumber),
       `the split had nothing to distribute at block ${record.blockNumber} and no distribution was found after the payment`,
     );
-    open = open.filter((entry) => entry.paidBlock >= record.blockNumber);
+    open = open.filter((entry) => entry.inSplit >= record.blockNumber);
   }
   if (open.length === 0) return;
 
   // 2. Distributions someone else made after a payment.
-  const found = await distributionsOf(deps, chain, split, token, open[0]!.paidBlock, head);
+  const found = await distributionsOf(deps, chain, split, token, open[0]!.inSplit, head);
   const need: PaidEntry[] = [];
   for (const entry of open) {
-    const after = found.find((transfer) => transfer.blockNumber > entry.paidBlock);
+    const after = found.find((transfer) => transfer.blockNumber > entry.inSplit);
     if (!after) need.push(entry);
     else if (confirmed(after.blockNumber)) await settle([entry], after.txHash);
     else wait([entry]);
@@ -261,7 +392,7 @@ const reconcileGroup = async (
 
   if (!moved) {
     // Nothing was left to distribute: someone distributed it in the block of a payment, after it.
-    const sameBlock = await distributionsOf(deps, chain, split, token, need[0]!.paidBlock, sent.blockNumber);
+    const sameBlock = await distributionsOf(deps, chain, split, token, need[0]!.inSplit, sent.blockNumber);
     const others = sameBlock.filter((transfer) => lower(transfer.txHash) !== lower(sent.txHash));
     await matchEmptied(need, others, `the split had nothing to distribute (transaction ${sent.txHash}) and no distribution was found after the payment`);
     return;
@@ -270,7 +401,7 @@ const reconcileGroup = async (
     wait(need);
     return;
   }
-  await settle(need.filter((entry) => entry.paidBlock < sent.blockNumber), next.txHash);
+  await settle(need.filter((entry) => entry.inSplit < sent.blockNumber), next.txHash);
   const stored = await deps.claims.get(recordId, recordId);
   if (stored) await deps.claims.delete(recordId, recordId, stored.etag);
 };

@@ -1,13 +1,16 @@
 /**
  * The one way a receipt becomes `paid`: a transaction on the deployment's chain, judged by the rules
  * of shared/domain/payment.ts. The portal reports the hash its wallet gave it; the watcher finds
- * transfers by their exact amount; both end here.
+ * transfers into the receipt's deposit address; a card provider names its delivery; all end here. A
+ * transaction is judged by where its transfers went, never by who reports it.
  */
 import { DomainError } from '../../domain/errors';
 import {
   isStale,
+  balanceCreditId,
+  isBalanceCredit,
   judgePayment,
-  quoteAmountClaimId,
+  UNKNOWN_SENDER,
   ZERO_ADDRESS,
   type FeedPrice,
   type Judgement,
@@ -20,7 +23,6 @@ import type { Receipt } from '../../domain/receipt';
 import { DependencyUnavailableError } from '../../ports/errors';
 import type { AppDeps } from '../deps';
 import { withEtagRetry } from '../etag-retry';
-import { loadMerchant } from '../merchants';
 import { changeStatus } from '../receipt-status';
 import { claimPayment, paysSomethingElse, receiptOwner } from './ledger';
 import { findReceipt, quoteTokenAddress, type PortalDeps } from './portal';
@@ -45,10 +47,10 @@ const earlierUnderpayments = (deps: Pick<AppDeps, 'settings'>, receipt: Receipt)
  * The feed now, only when a late ETH payment needs it. Nothing is decided without a price: a feed
  * that cannot be read, or is stale or at its bounds, answers an error (the watcher tries again on its next run).
  */
-const priceIfLate = async (deps: VerifyDeps, receipt: Receipt, split: string, tx: MinedTransaction): Promise<FeedPrice | undefined> => {
-  // Only ETH that reached the split needs the price: a token payment is decided without the feed,
+const priceIfLate = async (deps: VerifyDeps, receipt: Receipt, payTo: string, tx: MinedTransaction): Promise<FeedPrice | undefined> => {
+  // Only ETH that reached the address needs the price: a token payment is decided without the feed,
   // so a stale feed never holds up the watcher's stablecoin payments.
-  const ethIn = tx.moves.some((move) => move.token.toLowerCase() === ZERO_ADDRESS && move.to.toLowerCase() === split);
+  const ethIn = tx.moves.some((move) => move.token.toLowerCase() === ZERO_ADDRESS && move.to.toLowerCase() === payTo);
   const lateEth = ethIn && (receipt.quotes ?? []).some((quote) => quote.token === 'ETH' && tx.blockTimestamp * 1000 > quote.expiresAt);
   if (!lateEth) return undefined;
   const price = await deps.chain!.ethUsdPrice();
@@ -60,38 +62,35 @@ const priceIfLate = async (deps: VerifyDeps, receipt: Receipt, split: string, tx
 
 /**
  * The transaction without the transfers that are someone else's payment, whoever reports the hash
- * first: one the ledger gives to something else, one that carries another receipt's quoted amount
- * into this split, and one that carries out an x402 authorization the gate has a record of (made
- * before it settled, so never after a report of its hash). `paidElsewhere`: a transfer into the
- * split was left out as another's in the ledger or an agent's.
+ * first: one the ledger gives to something else, and one that carries out an x402 authorization the
+ * gate has a record of (made before it settled, so never after a report of its hash). `paidElsewhere`:
+ * a transfer into the receipt's address was left out as another's in the ledger or an agent's.
  */
-const withoutOthersPayments = async (deps: VerifyDeps, receipt: Receipt, split: string, tx: MinedTransaction): Promise<MinedTransaction & { paidElsewhere: boolean }> => {
+const withoutOthersPayments = async (deps: VerifyDeps, receipt: Receipt, payTo: string, tx: MinedTransaction): Promise<MinedTransaction & { paidElsewhere: boolean }> => {
   const own = receiptOwner(receipt);
   const chainId = deps.chain!.chainId;
   const moves = [];
-  // A transfer into the split that the ledger (or an x402 proof) gives to something else.
   let paidElsewhere = false;
   for (const move of tx.moves) {
+    const ours = move.to.toLowerCase() === payTo;
     if (move.authorizationNonce !== undefined) {
       const proof = paymentProofClaimId(chainId, move.token, move.from, move.authorizationNonce);
       if (await deps.claims.get(proof, proof)) {
-        paidElsewhere ||= move.to.toLowerCase() === split;
+        paidElsewhere ||= ours;
         continue;
       }
     }
-    if (move.to.toLowerCase() === split) {
-      if (await paysSomethingElse(deps, chainId, tx.hash, move.logIndex, own)) {
-        paidElsewhere = true;
-        continue;
-      }
-      const id = quoteAmountClaimId(deps.chain!.chainId, split, move.token, move.amount);
-      const claim = await deps.claims.get(id, id);
-      if (claim && claim.value.owner !== own) continue;
+    if (ours && (await paysSomethingElse(deps, chainId, tx.hash, move.logIndex, own))) {
+      paidElsewhere = true;
+      continue;
     }
     moves.push(move);
   }
   return { ...tx, moves, paidElsewhere };
 };
+
+/** A payer the chain names, or null for nobody's (a balance credit's sender is not known). */
+const knownPayer = (payer: string) => (payer === UNKNOWN_SENDER ? null : payer);
 
 const recordOf = (judgement: Extract<Judgement, { quote: unknown }> | { kind: 'reverted' }, tx: MinedTransaction, now: number): PaymentRecord => {
   if (judgement.kind === 'reverted') {
@@ -101,7 +100,7 @@ const recordOf = (judgement: Extract<Judgement, { quote: unknown }> | { kind: 'r
   return {
     txHash: tx.hash,
     token: judgement.quote.token,
-    payer: judgement.payer,
+    payer: knownPayer(judgement.payer),
     // This transaction's own amount (earlier underpayments have records of their own).
     amount: judgement.own.toString(),
     expected: judgement.expected.toString(),
@@ -137,16 +136,53 @@ const failWith = async (deps: VerifyDeps, receipt: Receipt, code: 'PORTAL_CHAIN_
   return outcome.receipt.status;
 };
 
+/** Who asks: `page` is the payment page reporting its wallet's hash, the one report whose wallet's failures are the receipt's. */
+export interface VerifyOptions {
+  reporter?: 'page';
+}
+
+/**
+ * The wallet that paid a receipt, for its refund: the first payer of the token that paid it (an
+ * underpayment's, when another wallet topped it up), so a stranger's top-up never makes the refund theirs.
+ */
+const firstPayer = (receipt: Receipt, token: string, payer: string) => {
+  const first = (receipt.payments ?? []).find((record) => record.outcome === 'underpaid' && record.token === token);
+  return first ? first.payer : knownPayer(payer);
+};
+
 /**
  * Verifies a transaction as a payment of a receipt and applies what it decides: `paid` (with the
- * hash, payer, token, amount and time; stock committed), an underpayment recorded (still unpaid), a
- * late ETH payment beyond the slippage tolerance or a reverted payment → `failed`. A transaction
- * that pays nothing of this receipt is refused and changes nothing.
+ * hash, payer, token, amount and time; stock committed), an underpayment recorded (still unpaid), the
+ * page's own wallet's late ETH beyond the slippage tolerance or its reverted payment → `failed`
+ * (anyone else's is only recorded). A transaction that pays nothing of this receipt is refused and
+ * changes nothing.
  */
-export const verifyPayment = async (deps: VerifyDeps, receiptId: string, hash: string): Promise<PaymentAnswer> => {
+export const verifyPayment = (deps: VerifyDeps, receiptId: string, hash: string, options: VerifyOptions = {}): Promise<PaymentAnswer> =>
+  decide(deps, receiptId, lower(hash), () => deps.chain!.transaction(lower(hash)), options);
+
+/**
+ * ETH a deposit address received in a block that no transaction to it explains (a contract wallet
+ * sent it on): the balance is the truth, so it is judged as a transfer of that amount at that block,
+ * from a sender nobody knows; its record says so, and the receipt names no transaction for it.
+ */
+export const creditBalanceRise = (deps: VerifyDeps, receiptId: string, rise: { address: string; amount: bigint; blockNumber: number; blockTimestamp: number }): Promise<PaymentAnswer> => {
+  const address = lower(rise.address);
+  const tx: MinedTransaction = {
+    hash: balanceCreditId(address, rise.blockNumber),
+    status: 1,
+    from: UNKNOWN_SENDER,
+    to: address,
+    data: '0x',
+    blockNumber: rise.blockNumber,
+    blockTimestamp: rise.blockTimestamp,
+    moves: [{ token: ZERO_ADDRESS, from: UNKNOWN_SENDER, to: address, amount: rise.amount.toString(), logIndex: -1 }],
+  };
+  return decide(deps, receiptId, tx.hash, async () => tx, {});
+};
+
+const decide = async (deps: VerifyDeps, receiptId: string, txHash: string, read: () => Promise<MinedTransaction | 'pending' | undefined>, options: VerifyOptions): Promise<PaymentAnswer> => {
   const chain = deps.chain;
   if (!chain) throw new DependencyUnavailableError('chain', 'payments are not configured on this deployment');
-  const txHash = lower(hash);
   const stored = await findReceipt(deps, receiptId);
   const receipt = stored.value;
   const answer = (outcome: PaymentAnswer['outcome'], status = receipt.status, extra: Partial<PaymentAnswer> = {}): PaymentAnswer => ({
@@ -163,24 +199,25 @@ export const verifyPayment = async (deps: VerifyDeps, receiptId: string, hash: s
   const known = (receipt.payments ?? []).find((record) => record.txHash === txHash);
   if (known) return recorded(receipt.status, known);
 
-  const tx = await chain.transaction(txHash);
+  const tx = await read();
   if (tx === undefined) throw new DomainError('transaction_not_found', `transaction ${txHash} is not on chain ${chain.chainId}`, { field: 'txHash' });
   if (tx === 'pending') return answer('pending');
-  const merchant = await loadMerchant(deps, receipt.wallet);
-  const split = (receipt.quotes ?? []).at(-1)?.payTo ?? merchant.split?.address;
-  if (!split) throw new DomainError('not_a_payment', 'this receipt has no split to pay into', { field: 'txHash' });
+  const payTo = receipt.deposit?.address.toLowerCase();
+  if (!payTo) throw new DomainError('not_a_payment', 'this receipt has no deposit address yet (none was quoted), so nothing has paid it', { field: 'txHash' });
 
-  const [head, priceNow, judged] = await Promise.all([chain.blockNumber(), priceIfLate(deps, receipt, split.toLowerCase(), tx), withoutOthersPayments(deps, receipt, split.toLowerCase(), tx)]);
+  const [head, priceNow, judged] = await Promise.all([chain.blockNumber(), priceIfLate(deps, receipt, payTo, tx), withoutOthersPayments(deps, receipt, payTo, tx)]);
   /** The rules applied to the receipt as it is at `etag`: earlier underpayments are read with it. */
   const judge = (current: Receipt) =>
     judgePayment({
       tx: judged,
       head,
-      receipt: { createdAt: current.createdAt, split, cents: Math.round(current.customerTotalUsd * 100), quotes: current.quotes ?? [] },
+      receipt: { createdAt: current.createdAt, payTo, cents: Math.round(current.customerTotalUsd * 100), quotes: current.quotes ?? [] },
       earlier: earlierUnderpayments(deps, current),
       rules: { confirmations: deps.settings.payments.confirmations, slippageBps: deps.settings.payments.slippageBps },
       tokens: deps.settings.tokens,
       priceNow,
+      ...(current.connectedWallet && { connectedWallet: current.connectedWallet }),
+      pageReport: options.reporter === 'page',
     });
   const first = judge(receipt);
   const now = deps.clock.now();
@@ -196,13 +233,18 @@ export const verifyPayment = async (deps: VerifyDeps, receiptId: string, hash: s
       break;
   }
 
+  // Someone else's failed transaction aimed at this address changes nothing but a record.
+  if (first.kind === 'reverted' && !first.own) {
+    await appendRecord(deps, receipt.wallet, receiptId, recordOf(first, tx, now));
+    return answer('reverted');
+  }
   // One failed transaction fails one receipt, once; one transfer pays one: the ledger's claim, of the
-  // transfers this payment counts (the quote's token into the split), so another payment in the same
-  // transaction stays its own receipt's.
+  // transfers this payment counts (the quote's token into the receipt's address), so another payment
+  // in the same transaction stays its own receipt's.
   const counted =
     first.kind === 'reverted'
       ? []
-      : judged.moves.filter((move) => move.to.toLowerCase() === split.toLowerCase() && move.token.toLowerCase() === quoteTokenAddress(first.quote)).map((move) => move.logIndex);
+      : judged.moves.filter((move) => move.to.toLowerCase() === payTo && move.token.toLowerCase() === quoteTokenAddress(first.quote)).map((move) => move.logIndex);
   await claimPayment(deps, chain.chainId, txHash, receiptOwner(receipt), counted);
   if (first.kind === 'reverted') return answer('reverted', await failWith(deps, receipt, 'PORTAL_CHAIN_TX_REVERTED', recordOf(first, tx, now)));
 
@@ -215,9 +257,11 @@ export const verifyPayment = async (deps: VerifyDeps, receiptId: string, hash: s
       if (same) return { judgement: first, done: recorded(latest.value.status, same) };
       const judgement = judge(latest.value);
       if (judgement.kind !== 'underpaid') return { judgement };
-      const record = recordOf(judgement, tx, now);
+      // A receipt paid already: whatever comes after is extra, for the merchant to refund (it adds to nothing).
+      const extra = latest.value.paidAt !== undefined && latest.value.paidAt !== null;
+      const record = { ...recordOf(judgement, tx, now), ...(extra && { outcome: 'overpaid' as const }) };
       await write(() => deps.receipts.replace(latest.value.wallet, { ...latest.value, payments: [...(latest.value.payments ?? []), record] }, latest.etag));
-      return { judgement, done: answer('underpaid', latest.value.status, { received: judgement.received.toString(), expected: judgement.expected.toString() }) };
+      return { judgement, done: answer(extra ? 'overpaid' : 'underpaid', latest.value.status, { received: judgement.received.toString(), expected: judgement.expected.toString() }) };
     },
     {
       exhausted: () => {
@@ -238,8 +282,8 @@ export const verifyPayment = async (deps: VerifyDeps, receiptId: string, hash: s
     actor: 'service',
     facts: (current) => ({
       ...withRecord(record)(current),
-      transactionHash: txHash,
-      buyerWallet: judgement.payer,
+      transactionHash: isBalanceCredit(txHash) ? null : txHash,
+      buyerWallet: firstPayer(current, judgement.quote.token, judgement.payer),
       token: judgement.quote.token,
       amountPaid: judgement.received.toString(),
       amountOverpaid: judgement.overpaid > 0n ? judgement.overpaid.toString() : null,

@@ -1,14 +1,17 @@
 /**
- * The payment watcher (a timer): reads transfers into the splits that have open quotes, from a
- * stored block cursor and behind the confirmation depth, and matches each to its receipt by exact
- * amount (quote amounts are unique per split and token). A phone wallet that paid from the QR code,
- * with no page open, is found here; verification is the same use case as a reported hash.
+ * The payment watcher (a timer): reads transfers into the open deposit addresses, from a stored block
+ * cursor and behind the confirmation depth; an address names its receipt. Token transfers are found
+ * by their logs; ETH, which a plain transaction or a contract wallet sends without one, by the
+ * address's balance rising over the range, and then the range's transactions to it. A phone wallet
+ * that paid from the QR code, with no page open, is found here; verification is the same use case as
+ * a reported hash.
  */
-import { cursorId, quoteAmountClaimId, watchlistId } from '../../domain/payment';
+import { cursorId, ZERO_ADDRESS, type DepositWatch } from '../../domain/payment';
 import type { ChainMove } from '../../ports/chain';
 import { DomainError } from '../../domain/errors';
+import { openDeposits } from './deposits';
 import { commitPendingStock } from './stock';
-import { verifyPayment, type VerifyDeps } from './verify';
+import { creditBalanceRise, verifyPayment, type VerifyDeps } from './verify';
 
 export type WatchDeps = VerifyDeps;
 
@@ -37,17 +40,59 @@ const ownerOf = (owner: string) => {
   return at < 0 ? undefined : { wallet: owner.slice(0, at), receiptId: owner.slice(at + 1) };
 };
 
-/** The receipt a transfer pays, by the claim on its exact amount. */
-const receiptFor = async (deps: WatchDeps, chainId: number, move: ChainMove) => {
-  const id = quoteAmountClaimId(chainId, move.to, move.token, move.amount);
-  const claim = await deps.claims.get(id, id);
-  return claim ? ownerOf(claim.value.owner) : undefined;
+/**
+ * ETH that reached the watched addresses in the range: where an address's balance rose from the
+ * block before the range to its end, the range's transactions to it, and what of the rise they do not
+ * explain (ETH a contract wallet sent on, with no transaction of its own to the address): the balance
+ * is the truth, so that part is credited to the receipt at the range's end, its sender unknown.
+ */
+const ethArrivals = async (deps: WatchDeps, open: Map<string, DepositWatch>, range: { fromBlock: number; toBlock: number }) => {
+  const chain = deps.chain!;
+  const watched = [...open].filter(([, entry]) => entry.eth).map(([address]) => address);
+  if (watched.length === 0) return { moves: [], unexplained: [] };
+  const [before, after] = await Promise.all([chain.balancesOf(watched, [ZERO_ADDRESS], Math.max(0, range.fromBlock - 1)), chain.balancesOf(watched, [ZERO_ADDRESS], range.toBlock)]);
+  const rises = new Map<string, bigint>();
+  for (const address of watched) {
+    const rise = (after[address]?.[ZERO_ADDRESS] ?? 0n) - (before[address]?.[ZERO_ADDRESS] ?? 0n);
+    if (rise > 0n) rises.set(address, rise);
+  }
+  if (rises.size === 0) return { moves: [], unexplained: [] };
+  const moves = await chain.ethTransfersTo([...rises.keys()], range);
+  for (const move of moves) {
+    const address = move.to.toLowerCase();
+    rises.set(address, (rises.get(address) ?? 0n) - BigInt(move.amount));
+  }
+  const suspects = [...rises].filter(([, rest]) => rest > 0n).map(([address]) => address);
+  return { moves, unexplained: suspects.length > 0 ? await perBlockCredits(deps, suspects, moves, range) : [] };
+};
+
+/**
+ * The unexplained part of a rise, block by block (a credit is named by its address and block, so a
+ * range read again, or cut otherwise, credits the same ETH once): each block's rise less the
+ * transactions to the address in it. Read only for addresses whose rise over the range was not
+ * explained, a rare case. A sweep in the same block takes ETH out, so a rise can only understate what
+ * came in: never a credit of ETH that did not.
+ */
+const perBlockCredits = async (deps: WatchDeps, addresses: string[], moves: ChainMove[], range: { fromBlock: number; toBlock: number }) => {
+  const chain = deps.chain!;
+  const blocks = Array.from({ length: range.toBlock - range.fromBlock + 2 }, (_, index) => range.fromBlock - 1 + index).filter((block) => block >= 0);
+  const balances = await Promise.all(blocks.map((block) => chain.balancesOf(addresses, [ZERO_ADDRESS], block)));
+  const credits: Array<{ address: string; amount: bigint; blockNumber: number }> = [];
+  for (let at = 1; at < blocks.length; at++) {
+    const block = blocks[at]!;
+    for (const address of addresses) {
+      const rise = (balances[at]![address]?.[ZERO_ADDRESS] ?? 0n) - (balances[at - 1]![address]?.[ZERO_ADDRESS] ?? 0n);
+      const explained = moves.filter((move) => move.blockNumber === block && move.to.toLowerCase() === address).reduce((sum, move) => sum + BigInt(move.amount), 0n);
+      if (rise - explained > 0n) credits.push({ address, amount: rise - explained, blockNumber: block });
+    }
+  }
+  return credits;
 };
 
 /**
  * One run: up to a few bounded ranges from the cursor to the newest block with enough confirmations.
- * A transfer that matches no open quote is left alone (the merchant sees it in the split's
- * transactions); a failure to verify one stops the run before the cursor passes it, so it is tried again.
+ * Each transaction into an open address is verified once for that address's receipt; a failure to
+ * verify one stops the run before the cursor passes it, so it is tried again.
  */
 export const watchPayments = async (deps: WatchDeps, listeners: RangeListener[] = []): Promise<WatchReport> => {
   const report: WatchReport = { fromBlock: null, toBlock: null, matched: 0, unmatched: 0 };
@@ -65,18 +110,18 @@ export const watchPayments = async (deps: WatchDeps, listeners: RangeListener[] 
     const range = { fromBlock: next, toBlock: Math.min(safe, next + watchBlockRange - 1) };
     report.fromBlock ??= range.fromBlock;
     report.toBlock = range.toBlock;
-    const listId = watchlistId(chain.chainId);
     const now = deps.clock.now();
-    const watched = Object.entries((await deps.chainState.get(listId, listId))?.value.splits ?? {})
-      .filter(([, until]) => until > now)
-      .map(([split]) => split);
-    const moves = watched.length > 0 ? await chain.paymentsInto(watched, range) : [];
-    for (const move of moves) {
-      const owner = await receiptFor(deps, chain.chainId, move);
-      if (!owner) {
-        report.unmatched++;
-        continue;
-      }
+    const open = await openDeposits(deps);
+    const addresses = [...open.keys()];
+    const [tokenMoves, eth] = addresses.length > 0 ? await Promise.all([chain.paymentsInto(addresses, range), ethArrivals(deps, open, range)]) : [[], { moves: [], unexplained: [] }];
+    const ethIn: ChainMove[] = eth.moves;
+    // One verification per transaction and receipt: a transaction paying two addresses pays two receipts.
+    const seen = new Set<string>();
+    for (const move of [...tokenMoves, ...ethIn].sort((a, b) => a.blockNumber - b.blockNumber || a.logIndex - b.logIndex)) {
+      const owner = ownerOf(open.get(move.to.toLowerCase())?.owner ?? '');
+      const key = `${move.txHash}:${move.to.toLowerCase()}`;
+      if (!owner || seen.has(key)) continue;
+      seen.add(key);
       try {
         const answer = await verifyPayment(deps, owner.receiptId, move.txHash);
         // Read from a confirmed block, yet not confirmed by the node asked: decided on a later run.
@@ -87,6 +132,18 @@ export const watchPayments = async (deps: WatchDeps, listeners: RangeListener[] 
         // Anything else (the chain or the store unavailable, a receipt that kept changing) stops the
         // run before the cursor passes this transfer, so the next run tries it again.
         if (!(error instanceof DomainError) || !FINAL_REFUSALS.has(error.code)) throw error;
+        report.unmatched++;
+      }
+    }
+    for (const credit of eth.unexplained) {
+      const owner = ownerOf(open.get(credit.address)?.owner ?? '');
+      if (!owner) continue;
+      try {
+        await creditBalanceRise(deps, owner.receiptId, { ...credit, blockTimestamp: await chain.blockTimestamp(credit.blockNumber) });
+        report.matched++;
+      } catch (error) {
+        if (!(error instanceof DomainError) || !FINAL_REFUSALS.has(error.code)) throw error;
+        report.unmatched++;
       }
     }
     for (const listener of listeners) await listener(deps, range);

@@ -2,7 +2,7 @@
  * The split in the browser: deploying it from the signed-in wallet (the factory's `createSplit`,
  * encoded here), following the transaction until it is mined, then asking the service to record it
  * (`POST /api/split/register`, which checks it on chain); and distributing a token now from the
- * wallet. Each step is shown as it happens.
+ * wallet; sweeping deposit addresses into the split from the wallet. Each step is shown as it happens.
  */
 import { createSplitCalldata, distributeCalldata } from '../eth';
 import { api, busy, byId, reloadWith, say, status } from './kit';
@@ -79,7 +79,56 @@ const distribute = async (table: HTMLElement, button: HTMLButtonElement) => {
   }
 };
 
+interface SweepAnswer {
+  to: string;
+  data: string | null;
+  deposits: Array<{ receiptId: string }>;
+  remaining: number;
+}
+
+/** Asks the service for the sweep call (all paid deposits, or `token` from every address), sends it from the wallet, and reloads. */
+const sweep = async (box: HTMLElement, button: HTMLButtonElement, form: 'sweep' | 'recover', token?: string) => {
+  const error = byId(`${form}-error`)!;
+  error.hidden = true;
+  const done = busy(button, form === 'sweep' ? 'Sweeping…' : 'Recovering…');
+  try {
+    const answer = await api<SweepAnswer>('POST', box.dataset.sweep ?? '', token ? { token } : {});
+    if (!answer.ok) throw new Error(answer.json.message);
+    if (!answer.json.data) {
+      done();
+      status(form, form === 'sweep' ? 'Nothing waits at your receipts’ addresses.' : 'None of your receipts’ addresses holds that token.');
+      return;
+    }
+    status(form, 'Confirm the transaction in your wallet…');
+    const { provider, account } = await connectSignedIn(body.wallet ?? '', chainId());
+    const hash = String(await provider.request({ method: 'eth_sendTransaction', params: [{ from: account, to: answer.json.to, data: answer.json.data }] }));
+    status(form, `Transaction ${hash.slice(0, 10)}… sent; waiting for the network.`);
+    await waitForReceipt(provider, hash);
+    const more = answer.json.remaining > 0 ? ` ${answer.json.remaining} more wait: sweep again.` : '';
+    reloadWith(`Moved what ${answer.json.deposits.length} deposit address${answer.json.deposits.length === 1 ? '' : 'es'} held into your split.${more}`);
+  } catch (problem) {
+    done();
+    status(form, '');
+    error.textContent = problem instanceof Error && !('code' in problem) ? problem.message : walletMessage(problem);
+    error.hidden = false;
+    say(error.textContent);
+    button.focus();
+  }
+};
+
 export const enhanceSplit = () => {
+  const deposits = byId('deposit-sweep');
+  const sweepButton = byId<HTMLButtonElement>('sweep-button');
+  if (deposits && sweepButton) sweepButton.addEventListener('click', () => void sweep(deposits, sweepButton, 'sweep'));
+  const recover = byId<HTMLFormElement>('recover-form');
+  const recoverButton = byId<HTMLButtonElement>('recover-button');
+  if (deposits && recover && recoverButton) {
+    recover.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const token = (recover.elements.namedItem('token') as HTMLInputElement).value.trim();
+      void sweep(deposits, recoverButton, 'recover', token);
+    });
+  }
   const box = byId('split-deploy');
   const button = byId<HTMLButtonElement>('deploy-button');
   if (box && button) button.addEventListener('click', () => void deploy(box, button));

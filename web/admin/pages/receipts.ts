@@ -11,7 +11,7 @@ import { listDeliveries } from '../../../shared/app/webhooks';
 import { DomainError } from '../../../shared/domain/errors';
 import { ID_PATTERN } from '../../../shared/domain/query-params';
 import { receiptStatuses, type Receipt, type ReceiptStatus, type Refund } from '../../../shared/domain/receipt';
-import { toReceiptDetailView, type PaymentView, type ReceiptView } from '../../../shared/domain/receipt-views';
+import { toReceiptDetailView, type PaymentView, type ReceiptDetailView, type ReceiptView } from '../../../shared/domain/receipt-views';
 import { formatUnits } from '../../../shared/domain/units';
 import { routes } from '../../../shared/http/routes';
 import { adminPath, attrs, esc, field, formStatus, notice, panel, shortHex, txLink, usd, utcTime, type AdminPage, type Html, type PageContext } from '../kit';
@@ -79,11 +79,12 @@ ${pager}`,
   );
 };
 
-const moneyFacts = (view: ReceiptView): Html => `<dl class="facts">
+const moneyFacts = (view: ReceiptDetailView): Html => `<dl class="facts">
 <dt>Status</dt><dd>${badge(view.status, { id: 'receipt-status', 'data-status': view.status })}</dd>
 <dt>Total</dt><dd>${esc(usd(view.totalUsd))}${view.customerTotalUsd !== view.totalUsd ? ` <span class="hint">(the buyer pays ${esc(usd(view.customerTotalUsd))} with the processing fee)</span>` : ''}</dd>
 <dt>Created</dt><dd>${utcTime(view.createdAt)}</dd>
 <dt>Payment link</dt><dd><a href="${esc(view.paymentUrl)}" rel="noreferrer noopener" target="_blank">${esc(view.paymentUrl)}</a></dd>
+${view.depositAddress ? `<dt>Deposit address</dt><dd><span class="mono" id="deposit-address">${esc(view.depositAddress)}</span> <span class="hint">(this receipt’s own: what reaches it is swept to your split)</span></dd>` : ''}
 ${view.paidAt ? `<dt>Paid</dt><dd>${utcTime(view.paidAt)}${view.token ? ` in ${esc(view.token)}` : ''}${view.buyerWallet ? ` by ${shortHex(view.buyerWallet)}` : ''}</dd>` : ''}
 ${view.refundedUsd > 0 ? `<dt>Refunded</dt><dd>${esc(usd(view.refundedUsd))}</dd>` : ''}
 ${view.transactionId ? `<dt>Your reference</dt><dd class="mono">${esc(view.transactionId)}</dd>` : ''}
@@ -120,10 +121,10 @@ const paymentsTable = (payments: readonly PaymentView[], explorerUrl: string | n
 ${payments
   .map(
     (payment) => `<tr${attrs({ 'data-payment': payment.transactionHash, 'data-outcome': payment.outcome })}>
-<th scope="row" data-label="Transaction">${txLink(explorerUrl, payment.transactionHash)}</th>
+<th scope="row" data-label="Transaction">${payment.transactionHash ? txLink(explorerUrl, payment.transactionHash) : 'ETH by balance'}</th>
 <td data-label="Outcome"><span class="${paymentOutcomeClass(payment.outcome)}">${esc(paymentOutcomeLabel(payment.outcome))}</span></td>
 <td class="num" data-label="Amount">${amountCell(payment)}</td>
-<td data-label="From">${shortHex(payment.payer)}</td>
+<td data-label="From">${payment.payer ? shortHex(payment.payer) : 'unknown'}</td>
 <td class="num" data-label="Block">${payment.blockNumber}</td>
 <td data-label="Recorded">${utcTime(payment.recordedAt)}</td>
 </tr>`,

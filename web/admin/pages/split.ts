@@ -6,15 +6,17 @@
  */
 import type { AppDeps } from '../../../shared/app/deps';
 import { loadMerchant } from '../../../shared/app/merchants';
-import { expectedRecipients, listSplitTransactions } from '../../../shared/app/splits';
+import { INFLOW_MAX_RECEIPTS, listSplitTransactions } from '../../../shared/app/inflows';
+import { expectedRecipients } from '../../../shared/app/splits';
 import { DomainError } from '../../../shared/domain/errors';
+import type { DepositEthView, SplitTransactionView } from '../../../shared/domain/inflows';
 import type { MerchantSplit, SplitRecipient } from '../../../shared/domain/merchant';
 import { ZERO_ADDRESS } from '../../../shared/domain/payment';
 import { sameRecipients } from '../../../shared/domain/split';
 import { formatUnits } from '../../../shared/domain/units';
 import { routes } from '../../../shared/http/routes';
 import { DependencyUnavailableError } from '../../../shared/ports/errors';
-import { adminPath, attrs, esc, formStatus, notice, panel, percentOfBps, shortHex, txLink, utcTime, type AdminPage, type Html, type PageContext } from '../kit';
+import { adminPath, attrs, esc, field, formStatus, notice, panel, percentOfBps, shortHex, txLink, utcTime, type AdminPage, type Html, type PageContext } from '../kit';
 
 const roleNames: Record<SplitRecipient['role'], string> = { merchant: 'You', platform: 'Platform', partner: 'Partner' };
 
@@ -101,7 +103,36 @@ ${formStatus('distribute')}`,
   );
 };
 
-const kindNames = { payment: 'Payment in', distribution: 'Distributed', withdrawal: 'Withdrawn' } as const;
+const kindNames: Record<SplitTransactionView['kind'], string> = { payment: 'Into the split', deposit: 'Into a deposit address', distribution: 'Distributed', withdrawal: 'Withdrawn' };
+
+const receiptLink = (receiptId: string): Html => `<a href="${esc(adminPath('receipts', { id: receiptId }))}">${esc(receiptId)}</a>`;
+
+/** Whose a transfer in is: a receipt's payment, a receipt's sweep, or nobody's (marked, for the merchant to look into). */
+const whose = (transaction: SplitTransactionView): Html => {
+  const of = transaction.receiptId ? ` ${receiptLink(transaction.receiptId)}` : '';
+  switch (transaction.attribution) {
+    case 'payment':
+      return `<span><span class="badge badge-success">Payment</span>${of}</span>`;
+    case 'sweep':
+      return `<span><span class="badge">Sweep</span>${of}</span>`;
+    case 'unattributed':
+      return `<span><span class="badge badge-warning">Unattributed</span>${transaction.receiptId ? ` <span class="hint">at the address of</span>${of}` : ''}</span>`;
+    default:
+      return '<span class="hint">out of the split</span>';
+  }
+};
+
+/** ETH at deposit addresses beyond the receipts' recorded payments: found by balance, so no transaction names it. */
+const depositEthNote = (rows: readonly DepositEthView[]): Html => {
+  const stray = rows.filter((row) => row.unattributed !== '0');
+  if (stray.length === 0) return '';
+  return notice(
+    'warning',
+    `<p id="deposit-eth-unattributed">ETH no payment accounts for reached ${stray.length === 1 ? 'a deposit address' : 'deposit addresses'} in these blocks (a plain transfer leaves no log, so it shows by balance): ${stray
+      .map((row) => `${esc(formatUnits(BigInt(row.unattributed), 18))} ETH at ${shortHex(row.address)} (receipt ${receiptLink(row.receiptId)})`)
+      .join('; ')}.</p>`,
+  );
+};
 
 const transactionsSection = async (deps: AppDeps, wallet: string, cursor: string | undefined, tokens: Map<string, TokenInfo>): Promise<Html> => {
   let page: Awaited<ReturnType<typeof listSplitTransactions>>;
@@ -115,21 +146,26 @@ const transactionsSection = async (deps: AppDeps, wallet: string, cursor: string
   const explorer = deps.settings.payments.explorerUrl;
   const rows = page.transactions
     .map((transaction) => {
-      const token = tokens.get(transaction.token) ?? { symbol: shortHex(transaction.token), decimals: 0 };
-      const counterpart = transaction.kind === 'payment' ? transaction.from : transaction.to;
-      return `<tr><th scope="row" data-label="What">${esc(kindNames[transaction.kind])}</th><td class="num" data-label="Amount">${esc(formatUnits(BigInt(transaction.amount), token.decimals))} ${esc(token.symbol)}</td><td data-label="${transaction.kind === 'payment' ? 'From' : 'To'}">${shortHex(counterpart)}</td><td data-label="Transaction">${txLink(explorer, transaction.txHash)}</td><td class="num" data-label="Block">${transaction.blockNumber}</td></tr>`;
+      // A token the shop does not accept: its amount in base units, and its contract.
+      const known = tokens.get(transaction.token);
+      const amount = known ? `${esc(formatUnits(BigInt(transaction.amount), known.decimals))} ${esc(known.symbol)}` : `${esc(transaction.amount)} <span class="hint">units of</span> ${shortHex(transaction.token)}`;
+      const incoming = transaction.kind === 'payment' || transaction.kind === 'deposit';
+      const counterpart = incoming ? transaction.from : transaction.to;
+      return `<tr${attrs({ 'data-tx': transaction.txHash, 'data-kind': transaction.kind, 'data-attribution': transaction.attribution })}><th scope="row" data-label="What">${esc(kindNames[transaction.kind])}</th><td data-label="Whose">${whose(transaction)}</td><td class="num" data-label="Amount"><span>${amount}</span></td><td data-label="${incoming ? 'From' : 'To'}">${shortHex(counterpart)}</td><td data-label="Transaction">${txLink(explorer, transaction.txHash)}</td><td class="num" data-label="Block">${transaction.blockNumber}</td></tr>`;
     })
     .join('\n');
   const range = page.fromBlock !== null ? `<p class="hint">Blocks ${page.fromBlock} to ${page.toBlock}, oldest first.</p>` : '';
+  const truncated = page.receiptsTruncated ? notice('info', `<p>Only your newest ${INFLOW_MAX_RECEIPTS} receipts are looked at here: transfers into older receipts’ deposit addresses are not listed, and their sweeps show as unattributed.</p>`) : '';
   return panel(
     'transactions',
     'Transactions',
-    `${range}${
+    `<p>Every transfer into your split and into your receipts’ deposit addresses, and whose it is. A receipt’s payment reaches its deposit address and is later swept to the split: it counts once, when it reached the address. <strong>Unattributed</strong>: nothing claims it (a stray transfer, a token you do not accept); it is yours all the same, and a deposit address sends it to the split with its next sweep.</p>
+${range}${truncated}${depositEthNote(page.depositEth)}${
       page.transactions.length === 0
-        ? '<p class="empty">No payments or distributions in these blocks yet.</p>'
-        : `<div class="table-wrap"><table class="table-cards">
-<caption class="visually-hidden">Payments into the split and distributions out of it</caption>
-<thead><tr><th scope="col">What</th><th scope="col" class="num">Amount</th><th scope="col">From / to</th><th scope="col">Transaction</th><th scope="col" class="num">Block</th></tr></thead>
+        ? '<p class="empty">No transfers in these blocks yet.</p>'
+        : `<div class="table-wrap"><table class="table-cards split-transactions">
+<caption class="visually-hidden">Transfers into the split and the deposit addresses, and distributions out of the split</caption>
+<thead><tr><th scope="col">What</th><th scope="col">Whose</th><th scope="col" class="num">Amount</th><th scope="col">From / to</th><th scope="col">Transaction</th><th scope="col" class="num">Block</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
@@ -180,9 +216,32 @@ ${deployForm(deps, recipients, 'Deploy the new split from my wallet')}`,
   }
   const tokens = tokensByAddress(deps);
   const [balances, transactions] = await Promise.all([balancesSection(deps, split, tokens), transactionsSection(deps, wallet, query.cursor, tokens)]);
-  sections.push(balances, transactions);
+  sections.push(balances, depositsSection(), transactions);
   return sections.join('\n');
 };
+
+/**
+ * Sweeping from the merchant's own wallet: what waits at paid receipts' deposit addresses, and a token
+ * the shop does not accept sent to one, moved into the split by `DepositFactory.sweepMany`, which the
+ * service encodes (`POST /api/console/deposits/sweep`) and the wallet sends. The service sweeps paid
+ * deposits on its own before it distributes; this is for a merchant who does not want to wait.
+ */
+const depositsSection = (): Html =>
+  panel(
+    'deposits',
+    'Deposit addresses',
+    `<p>Each receipt is paid at an address of its own, which can only send on to your split. The service moves paid receipts’ money into the split before it distributes; you can also do it now from your wallet (you pay the network fee).</p>
+<div id="deposit-sweep"${attrs({ 'data-sweep': routes.consoleDepositsSweep.path })}>
+<p><button class="button" type="button" id="sweep-button">Sweep paid deposits now</button></p>
+${formStatus('sweep')}
+<form id="recover-form" class="form" novalidate>
+<p>A token your shop does not accept, sent to a receipt’s address, can only go to your split too: name its contract to move it there.</p>
+${field({ name: 'token', label: 'Token contract', hint: '0x followed by 40 hex digits', maxlength: 42, placeholder: '0x…' })}
+<p><button class="button button-secondary" type="submit" id="recover-button">Recover to my split</button></p>
+${formStatus('recover')}
+</form>
+</div>`,
+  );
 
 export const splitPage: AdminPage = {
   slug: 'split',
