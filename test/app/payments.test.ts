@@ -9,7 +9,7 @@ import { upsertInventoryItem } from '../../shared/app/inventory-upsert';
 import { createOrder } from '../../shared/app/orders';
 import { getPortalView, quoteFor, recordPortalEvent } from '../../shared/app/payments/portal';
 import { claimPayment } from '../../shared/app/payments/ledger';
-import { verifyPayment } from '../../shared/app/payments/verify';
+import { MAX_FOREIGN_REVERTS, MAX_PAYMENT_RECORDS, verifyPayment } from '../../shared/app/payments/verify';
 import { watchPayments } from '../../shared/app/payments/watcher';
 import { expireReceipts } from '../../shared/app/payments/expiry';
 import { commitPendingStock } from '../../shared/app/payments/stock';
@@ -234,12 +234,52 @@ describe.each(allStores)('payments on $name', (store) => {
     expect((await getPortalView(deps, id)).payable).toBe(true);
   });
 
-  it('1 wei of ETH from a stranger after an ETH quote’s lock fails nothing: an underpayment on record', async () => {
+  it('less than a cent’s worth is dust: not counted, not recorded, passed by the watcher', async () => {
+    const id = await newReceipt(10);
+    const quote = await quoteFor(deps, id, 'USDC');
+    await watchPayments(deps);
+    const dust = await pay(await newWallet(), quote, 9_999n);
+    await expect(verifyPayment(deps, id, dust)).rejects.toMatchObject({ code: 'not_a_payment' });
+    await watchPayments(deps);
+    expect((await receiptOf(id)).payments ?? []).toEqual([]);
+    // A cent is no dust.
+    expect(await verifyPayment(deps, id, await pay(await newWallet(), quote, 10_000n))).toMatchObject({ outcome: 'underpaid', received: '10000' });
+  });
+
+  it.runIf(store.name === 'memory')('a receipt records a bounded number of transfers, yet the one that completes the sum always pays it', async () => {
+    const id = await newReceipt(10);
+    const quote = await quoteFor(deps, id, 'USDC');
+    const deposit = quote.payTo;
+    const block = await provider.getBlockNumber();
+    const stranger = Wallet.createRandom().address.toLowerCase();
+    // Transactions the stand-in chain makes up: a stranger's reverted transfers and one-cent transfers, as cheap as gas on a rollup.
+    let serial = 0;
+    const made = new Map<string, Awaited<ReturnType<EvmChain['transaction']>>>();
+    const fake = (status: 0 | 1, amount: bigint) => {
+      const hash = `0x${(++serial).toString(16).padStart(64, '0')}`;
+      made.set(hash, { hash, status, from: stranger, to: chainInfo.usdc.toLowerCase(), data: `0xa9059cbb${deposit.slice(2).padStart(64, '0')}${amount.toString(16).padStart(64, '0')}`, blockNumber: block, blockTimestamp: Math.floor(Date.now() / 1000), moves: status === 1 ? [{ token: chainInfo.usdc.toLowerCase(), from: stranger, to: deposit, amount: amount.toString(), logIndex: 0 }] : [] });
+      return hash;
+    };
+    const standIn = { ...deps, chain: Object.assign(Object.create(chain) as EvmChain, { transaction: async (hash: string) => made.get(hash) }) };
+    for (let n = 0; n < MAX_FOREIGN_REVERTS + 5; n++) expect(await verifyPayment(standIn, id, fake(0, 1n), page)).toMatchObject({ outcome: 'reverted', status: 'pending' });
+    expect((await receiptOf(id)).payments).toHaveLength(MAX_FOREIGN_REVERTS);
+    for (let n = (await receiptOf(id)).payments!.length; n < MAX_PAYMENT_RECORDS; n++) await verifyPayment(standIn, id, fake(1, 10_000n));
+    expect((await receiptOf(id)).payments).toHaveLength(MAX_PAYMENT_RECORDS);
+    await expect(verifyPayment(standIn, id, fake(1, 10_000n))).rejects.toMatchObject({ code: 'not_a_payment' });
+    // What the cents added up to, and the rest in one transfer: paid.
+    const cents = BigInt(MAX_PAYMENT_RECORDS - MAX_FOREIGN_REVERTS) * 10_000n;
+    expect(await verifyPayment(standIn, id, fake(1, BigInt(quote.amount) - cents))).toMatchObject({ outcome: 'paid', status: 'paid', received: quote.amount });
+  });
+
+  it('1 wei, or a short amount, of ETH from a stranger after an ETH quote’s lock fails nothing: dust, then an underpayment on record', async () => {
     const id = await newReceipt(30);
     const quote = await quoteFor(lapsed(), id, 'ETH');
     const dust = await pay(await newWallet(), quote, 1n);
-    expect(await verifyPayment(deps, id, dust)).toMatchObject({ outcome: 'underpaid', status: 'pending', received: '1' });
-    expect(await verifyPayment(deps, id, await pay(await newWallet(), quote, BigInt(quote.amount) - 1n))).toMatchObject({ outcome: 'paid', status: 'paid' });
+    await expect(verifyPayment(deps, id, dust, page)).rejects.toMatchObject({ code: 'not_a_payment' });
+    const half = BigInt(quote.amount) / 2n;
+    expect(await verifyPayment(deps, id, await pay(await newWallet(), quote, half), page)).toMatchObject({ outcome: 'underpaid', status: 'pending', received: half.toString() });
+    expect((await receiptOf(id)).failure ?? null).toBeNull();
+    expect(await verifyPayment(deps, id, await pay(await newWallet(), quote, BigInt(quote.amount) - half))).toMatchObject({ outcome: 'paid', status: 'paid' });
   });
 
   it('an underpayment leaves the receipt unpaid and records it; the rest paid later makes it paid', async () => {
@@ -262,12 +302,12 @@ describe.each(allStores)('payments on $name', (store) => {
     const buyer = await newWallet();
     const quote = await quoteFor(deps, id, 'USDC');
     const part = (BigInt(quote.amount) * 40n) / 100n;
-    const sent = [part, part, 1n];
+    const sent = [part, part, 10_000n];
     for (const amount of sent) expect(await verifyPayment(deps, id, await pay(buyer, quote, amount))).toMatchObject({ outcome: 'underpaid' });
     const receipt = await receiptOf(id);
     expect(receipt.status).toBe('pending');
     expect(receipt.payments!.map((record) => record.amount)).toEqual(sent.map(String));
-    const rest = BigInt(quote.amount) - part - part - 1n;
+    const rest = BigInt(quote.amount) - part - part - 10_000n;
     expect(await verifyPayment(deps, id, await pay(buyer, quote, rest))).toMatchObject({ outcome: 'paid', received: quote.amount });
     expect((await receiptOf(id)).amountPaid).toBe(quote.amount);
   });

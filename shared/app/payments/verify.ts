@@ -136,6 +136,11 @@ const failWith = async (deps: VerifyDeps, receipt: Receipt, code: 'PORTAL_CHAIN_
   return outcome.receipt.status;
 };
 
+/** Other wallets' reverted transactions a receipt records at most (each costs its sender only gas). */
+export const MAX_FOREIGN_REVERTS = 20;
+/** Records a receipt keeps at most (some 250 bytes each): far more than any buyer makes, far inside a document. */
+export const MAX_PAYMENT_RECORDS = 500;
+
 /** Who asks: `page` is the payment page reporting its wallet's hash, the one report whose wallet's failures are the receipt's. */
 export interface VerifyOptions {
   reporter?: 'page';
@@ -233,10 +238,24 @@ const decide = async (deps: VerifyDeps, receiptId: string, txHash: string, read:
       break;
   }
 
-  // Someone else's failed transaction aimed at this address changes nothing but a record.
+  // What one receipt records is bounded, so nobody can grow it past what the store holds with
+  // transfers that cost a fraction of a cent in gas: less than a cent's worth of the token is dust
+  // (no buyer pays so; it is not counted, and the merchant sees it unattributed), and a receipt keeps
+  // at most MAX_FOREIGN_REVERTS of other wallets' failed transactions and MAX_PAYMENT_RECORDS records
+  // in all. The transfer that completes the sum is always recorded: it makes the receipt paid.
+  const records = receipt.payments ?? [];
   if (first.kind === 'reverted' && !first.own) {
-    await appendRecord(deps, receipt.wallet, receiptId, recordOf(first, tx, now));
+    // Someone else's failed transaction aimed at this address changes nothing but a record.
+    if (records.filter((record) => record.outcome === 'reverted').length < MAX_FOREIGN_REVERTS) await appendRecord(deps, receipt.wallet, receiptId, recordOf(first, tx, now));
     return answer('reverted');
+  }
+  if (first.kind !== 'reverted') {
+    if (first.own * BigInt(Math.round(receipt.customerTotalUsd * 100)) < BigInt(first.quote.amount)) {
+      throw new DomainError('not_a_payment', 'the transaction brought less than a cent’s worth of the token: dust, not counted', { field: 'txHash' });
+    }
+    if (first.kind === 'underpaid' && records.length >= MAX_PAYMENT_RECORDS) {
+      throw new DomainError('not_a_payment', `this receipt has recorded ${records.length} transfers, its most: only a transfer that completes the amount due is recorded now`, { field: 'txHash' });
+    }
   }
   // One failed transaction fails one receipt, once; one transfer pays one: the ledger's claim, of the
   // transfers this payment counts (the quote's token into the receipt's address), so another payment
