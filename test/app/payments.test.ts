@@ -11,6 +11,8 @@ import { getPortalView, quoteFor, recordPortalEvent } from '../../shared/app/pay
 import { claimPayment } from '../../shared/app/payments/ledger';
 import { MAX_FOREIGN_REVERTS, MAX_PAYMENT_RECORDS, verifyPayment } from '../../shared/app/payments/verify';
 import { watchPayments } from '../../shared/app/payments/watcher';
+import { openDeposits } from '../../shared/app/payments/deposits';
+import { depositShardId, type DepositWatch } from '../../shared/domain/payment';
 import { expireReceipts } from '../../shared/app/payments/expiry';
 import { commitPendingStock } from '../../shared/app/payments/stock';
 import { createReceipt } from '../../shared/app/receipts';
@@ -160,6 +162,33 @@ describe.each(allStores)('payments on $name', (store) => {
     expect(report.matched).toBeGreaterThanOrEqual(1);
     expect(await receiptOf(b)).toMatchObject({ status: 'paid', transactionHash: hash });
     expect((await receiptOf(a)).status).toBe('pending');
+  });
+
+  it('the watcher finds the payments among 2,500 open deposit addresses (the log queries split by 1,000)', async () => {
+    // Other shops' open receipts: addresses on the list that nothing pays.
+    const until = Date.now() + 3_600_000;
+    const shards = new Map<string, Record<string, DepositWatch>>();
+    for (let n = 0; n < 2_500; n++) {
+      const address = `0x${randomBytes(20).toString('hex')}`;
+      const id = depositShardId(chainInfo.chainId, address);
+      shards.set(id, { ...shards.get(id), [address]: { owner: `${merchant}:elsewhere-${n}`, split, until } });
+    }
+    for (const [id, deposits] of shards) {
+      const stored = await deps.chainState.get(id, id);
+      const value = { id, deposits: { ...stored?.value.deposits, ...deposits }, updatedAt: Date.now() };
+      await (stored ? deps.chainState.replace(id, value, stored.etag) : deps.chainState.create(id, value));
+    }
+    const ids = [await newReceipt(3), await newReceipt(4), await newReceipt(5)];
+    const quotes = await Promise.all(ids.map((id) => quoteFor(deps, id, 'USDC')));
+    expect((await openDeposits(deps)).size).toBeGreaterThanOrEqual(2_503);
+    await watchPayments(deps);
+    const payer = await newWallet();
+    await pay(payer, quotes[0]!);
+    await pay(payer, quotes[1]!);
+    await pay(payer, quotes[2]!);
+    const report = await watchPayments(deps);
+    expect(report.matched).toBeGreaterThanOrEqual(3);
+    for (const id of ids) expect((await receiptOf(id)).status).toBe('paid');
   });
 
   it('the watcher finds ETH sent to a deposit address by a plain transaction (no log): by the address’s balance, then the transaction', async () => {
