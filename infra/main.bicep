@@ -71,6 +71,10 @@ param settlementDailyBudget int = 1000
 @minValue(0)
 param distributionDailyBudget int = 1000
 
+@description('Deposit sweeps the relayer sends before it distributes (DepositFactory.sweepMany transactions of up to 50 deposit addresses, some 4.1 M gas each), across all shops, per UTC day (SWEEP_DAILY_BUDGET); once spent, paid receipts at deposit addresses wait for the next day (merchants may sweep from their own wallets).')
+@minValue(0)
+param sweepDailyBudget int = 50
+
 @description('The smallest x402 order in USDC atomic units, 6 decimals (X402_MIN_ORDER_USDC): its 1 % platform fee pays for its settlement. Never below the interface document\'s 100000 (0.10 USDC).')
 @minValue(100000)
 param x402MinOrderUsdc int = 2000000
@@ -418,6 +422,7 @@ module functionApp 'modules/functionapp.bicep' = {
     splitDeployDailyBudget: splitDeployDailyBudget
     settlementDailyBudget: settlementDailyBudget
     distributionDailyBudget: distributionDailyBudget
+    sweepDailyBudget: sweepDailyBudget
     x402MinOrderUsdc: x402MinOrderUsdc
     distributeMinUsdc: distributeMinUsdc
     distributeMinUsdt: distributeMinUsdt

@@ -150,6 +150,9 @@ param settlementDailyBudget int
 @description('DISTRIBUTION_DAILY_BUDGET: distributions the relayer sends, across all splits, per UTC day.')
 param distributionDailyBudget int
 
+@description('SWEEP_DAILY_BUDGET: deposit sweeps (sweepMany transactions of up to 50 deposit addresses) the relayer sends, across all shops, per UTC day.')
+param sweepDailyBudget int
+
 @description('X402_MIN_ORDER_USDC: the smallest x402 order, USDC atomic units.')
 param x402MinOrderUsdc int
 
@@ -227,10 +230,11 @@ var appSettings = concat(
     { name: 'KEYLESS_RATE_LIMIT_PER_MINUTE', value: string(keylessCallsPerMinute) }
     { name: 'X402_RATE_LIMIT_PER_MINUTE', value: string(x402CallsPerMinute) }
     { name: 'SPLIT_DEPLOY_DAILY_BUDGET', value: string(splitDeployDailyBudget) }
-    // The relayer's other gas: settlements and distributions a day, the smallest x402 order, and what
-    // a split must hold before it is distributed.
+    // The relayer's other gas: settlements, distributions and deposit sweeps a day, the smallest x402
+    // order, and what a split must hold before it is distributed.
     { name: 'SETTLEMENT_DAILY_BUDGET', value: string(settlementDailyBudget) }
     { name: 'DISTRIBUTION_DAILY_BUDGET', value: string(distributionDailyBudget) }
+    { name: 'SWEEP_DAILY_BUDGET', value: string(sweepDailyBudget) }
     { name: 'X402_MIN_ORDER_USDC', value: string(x402MinOrderUsdc) }
     { name: 'DISTRIBUTE_MIN_USDC', value: string(distributeMinUsdc) }
     { name: 'DISTRIBUTE_MIN_USDT', value: string(distributeMinUsdt) }

@@ -40,6 +40,20 @@ beforeAll(async () => {
 });
 afterAll(() => provider.destroy());
 
+
+/**
+ * A reported hash, asked again while the node answers it pending: anvil, like a load-balanced
+ * provider, can miss a transaction for a moment after another connection saw it mined (the page asks
+ * again the same way).
+ */
+const verified = async (...args: Parameters<typeof verifyPayment>) => {
+  for (let attempt = 1; ; attempt++) {
+    const answer = await verifyPayment(...args);
+    if (answer.outcome !== 'pending' || attempt === 20) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+};
+
 describe.each(allStores)('payments on $name', (store) => {
   let deps: AppDeps;
   let chain: EvmChain;
@@ -115,7 +129,7 @@ describe.each(allStores)('payments on $name', (store) => {
     // The same token again, within the lock: the same quote.
     expect((await quoteFor(deps, id, token)).quoteId).toBe(quote.quoteId);
     const hash = await pay(buyer, quote);
-    const answer = await verifyPayment(deps, id, hash);
+    const answer = await verified(deps, id, hash);
     expect(answer).toMatchObject({ outcome: 'paid', status: 'paid', received: quote.amount });
     const receipt = await receiptOf(id);
     expect(receipt).toMatchObject({ status: 'paid', transactionHash: hash, buyerWallet: buyer.address.toLowerCase(), token, amountPaid: quote.amount, amountOverpaid: null });
@@ -124,7 +138,7 @@ describe.each(allStores)('payments on $name', (store) => {
     expect(view.payment).toMatchObject({ transactionHash: hash, explorerUrl: `https://explorer.example/tx/${hash}` });
     expect(view.payable).toBe(false);
     // Reported again: already recorded, nothing changes.
-    expect(await verifyPayment(deps, id, hash)).toMatchObject({ outcome: 'already_recorded', recorded: 'paid', status: 'paid' });
+    expect(await verified(deps, id, hash)).toMatchObject({ outcome: 'already_recorded', recorded: 'paid', status: 'paid' });
     await expect(quoteFor(deps, id, token)).rejects.toMatchObject({ code: 'receipt_not_payable' });
   });
 
@@ -134,17 +148,17 @@ describe.each(allStores)('payments on $name', (store) => {
     const id = await newReceipt(52.02, ahead);
     const quote = await quoteFor(ahead, id, 'USDC');
     const hash = await pay(await newWallet(), quote);
-    expect(await verifyPayment(ahead, id, hash)).toMatchObject({ outcome: 'paid', status: 'paid' });
+    expect(await verified(ahead, id, hash)).toMatchObject({ outcome: 'paid', status: 'paid' });
     const unpaid = await newReceipt(52.02, ahead);
     const reverted = await revertedPayment(await quoteFor(ahead, unpaid, 'USDC'), { connectTo: { id: unpaid, deps: ahead } });
-    expect(await verifyPayment(ahead, unpaid, reverted, page)).toMatchObject({ outcome: 'reverted', status: 'failed' });
+    expect(await verified(ahead, unpaid, reverted, page)).toMatchObject({ outcome: 'reverted', status: 'failed' });
   });
 
   it('one transaction reported twice at once (the page and the watcher together) is one payment: never answered overpaid', async () => {
     const id = await newReceipt();
     const quote = await quoteFor(deps, id, 'USDC');
     const hash = await pay(await newWallet(), quote);
-    const answers = await Promise.all([verifyPayment(deps, id, hash), verifyPayment(deps, id, hash), verifyPayment(deps, id, hash)]);
+    const answers = await Promise.all([verified(deps, id, hash), verified(deps, id, hash), verified(deps, id, hash)]);
     for (const answer of answers) expect(answer.outcome === 'already_recorded' ? answer.recorded : answer.outcome).toBe('paid');
     expect(answers.filter((answer) => answer.outcome === 'paid')).toHaveLength(1);
     expect((await receiptOf(id)).payments!.map((record) => [record.txHash, record.outcome])).toEqual([[hash.toLowerCase(), 'paid']]);
@@ -229,7 +243,7 @@ describe.each(allStores)('payments on $name', (store) => {
     const quote = await quoteFor(lapsed(), id, 'USDC');
     const [buyer, friend] = [await newWallet(), await newWallet()];
     const first = await pay(buyer, quote, BigInt(quote.amount) - 5_000_000n);
-    expect(await verifyPayment(deps, id, first)).toMatchObject({ outcome: 'underpaid', status: 'pending' });
+    expect(await verified(deps, id, first)).toMatchObject({ outcome: 'underpaid', status: 'pending' });
     // After the lock, from another wallet, an amount no quote carries (an exchange's withdrawal less its fee).
     const second = await pay(friend, quote, 5_500_000n);
     await watchPayments(deps);
@@ -250,10 +264,10 @@ describe.each(allStores)('payments on $name', (store) => {
     const quote = await quoteFor(deps, id, 'USDC');
     // An empty wallet's transfer(deposit, amount): anyone who knows the receipt can send it.
     const stranger = await revertedPayment(quote);
-    expect(await verifyPayment(deps, id, stranger, page)).toMatchObject({ outcome: 'reverted', status: 'pending' });
+    expect(await verified(deps, id, stranger, page)).toMatchObject({ outcome: 'reverted', status: 'pending' });
     // The connected wallet's own reverted transaction reported by someone other than the page (a script calling the API as a merchant would): no failure either.
     const own = await revertedPayment(quote, { connectTo: { id } });
-    expect(await verifyPayment(deps, id, own)).toMatchObject({ outcome: 'reverted', status: 'buyer_logged_in' });
+    expect(await verified(deps, id, own)).toMatchObject({ outcome: 'reverted', status: 'buyer_logged_in' });
     const receipt = await receiptOf(id);
     expect(receipt.failure ?? null).toBeNull();
     expect(receipt.payments!.map((record) => [record.txHash, record.outcome])).toEqual([
@@ -268,11 +282,11 @@ describe.each(allStores)('payments on $name', (store) => {
     const quote = await quoteFor(deps, id, 'USDC');
     await watchPayments(deps);
     const dust = await pay(await newWallet(), quote, 9_999n);
-    await expect(verifyPayment(deps, id, dust)).rejects.toMatchObject({ code: 'not_a_payment' });
+    await expect(verified(deps, id, dust)).rejects.toMatchObject({ code: 'not_a_payment' });
     await watchPayments(deps);
     expect((await receiptOf(id)).payments ?? []).toEqual([]);
     // A cent is no dust.
-    expect(await verifyPayment(deps, id, await pay(await newWallet(), quote, 10_000n))).toMatchObject({ outcome: 'underpaid', received: '10000' });
+    expect(await verified(deps, id, await pay(await newWallet(), quote, 10_000n))).toMatchObject({ outcome: 'underpaid', received: '10000' });
   });
 
   it.runIf(store.name === 'memory')('a receipt records a bounded number of transfers, yet the one that completes the sum always pays it', async () => {
@@ -290,25 +304,25 @@ describe.each(allStores)('payments on $name', (store) => {
       return hash;
     };
     const standIn = { ...deps, chain: Object.assign(Object.create(chain) as EvmChain, { transaction: async (hash: string) => made.get(hash) }) };
-    for (let n = 0; n < MAX_FOREIGN_REVERTS + 5; n++) expect(await verifyPayment(standIn, id, fake(0, 1n), page)).toMatchObject({ outcome: 'reverted', status: 'pending' });
+    for (let n = 0; n < MAX_FOREIGN_REVERTS + 5; n++) expect(await verified(standIn, id, fake(0, 1n), page)).toMatchObject({ outcome: 'reverted', status: 'pending' });
     expect((await receiptOf(id)).payments).toHaveLength(MAX_FOREIGN_REVERTS);
-    for (let n = (await receiptOf(id)).payments!.length; n < MAX_PAYMENT_RECORDS; n++) await verifyPayment(standIn, id, fake(1, 10_000n));
+    for (let n = (await receiptOf(id)).payments!.length; n < MAX_PAYMENT_RECORDS; n++) await verified(standIn, id, fake(1, 10_000n));
     expect((await receiptOf(id)).payments).toHaveLength(MAX_PAYMENT_RECORDS);
-    await expect(verifyPayment(standIn, id, fake(1, 10_000n))).rejects.toMatchObject({ code: 'not_a_payment' });
+    await expect(verified(standIn, id, fake(1, 10_000n))).rejects.toMatchObject({ code: 'not_a_payment' });
     // What the cents added up to, and the rest in one transfer: paid.
     const cents = BigInt(MAX_PAYMENT_RECORDS - MAX_FOREIGN_REVERTS) * 10_000n;
-    expect(await verifyPayment(standIn, id, fake(1, BigInt(quote.amount) - cents))).toMatchObject({ outcome: 'paid', status: 'paid', received: quote.amount });
+    expect(await verified(standIn, id, fake(1, BigInt(quote.amount) - cents))).toMatchObject({ outcome: 'paid', status: 'paid', received: quote.amount });
   });
 
   it('1 wei, or a short amount, of ETH from a stranger after an ETH quote’s lock fails nothing: dust, then an underpayment on record', async () => {
     const id = await newReceipt(30);
     const quote = await quoteFor(lapsed(), id, 'ETH');
     const dust = await pay(await newWallet(), quote, 1n);
-    await expect(verifyPayment(deps, id, dust, page)).rejects.toMatchObject({ code: 'not_a_payment' });
+    await expect(verified(deps, id, dust, page)).rejects.toMatchObject({ code: 'not_a_payment' });
     const half = BigInt(quote.amount) / 2n;
-    expect(await verifyPayment(deps, id, await pay(await newWallet(), quote, half), page)).toMatchObject({ outcome: 'underpaid', status: 'pending', received: half.toString() });
+    expect(await verified(deps, id, await pay(await newWallet(), quote, half), page)).toMatchObject({ outcome: 'underpaid', status: 'pending', received: half.toString() });
     expect((await receiptOf(id)).failure ?? null).toBeNull();
-    expect(await verifyPayment(deps, id, await pay(await newWallet(), quote, BigInt(quote.amount) - half))).toMatchObject({ outcome: 'paid', status: 'paid' });
+    expect(await verified(deps, id, await pay(await newWallet(), quote, BigInt(quote.amount) - half))).toMatchObject({ outcome: 'paid', status: 'paid' });
   });
 
   it('an underpayment leaves the receipt unpaid and records it; the rest paid later makes it paid', async () => {
@@ -317,12 +331,12 @@ describe.each(allStores)('payments on $name', (store) => {
     const quote = await quoteFor(deps, id, 'USDT');
     const short = BigInt(quote.amount) - 1_000_000n;
     const first = await pay(buyer, quote, short);
-    expect(await verifyPayment(deps, id, first)).toMatchObject({ outcome: 'underpaid', status: 'pending', received: short.toString(), expected: quote.amount });
+    expect(await verified(deps, id, first)).toMatchObject({ outcome: 'underpaid', status: 'pending', received: short.toString(), expected: quote.amount });
     // Reported again (or after the watcher recorded it): what it was judged then.
-    expect(await verifyPayment(deps, id, first)).toMatchObject({ outcome: 'already_recorded', recorded: 'underpaid', status: 'pending', received: short.toString(), expected: quote.amount });
+    expect(await verified(deps, id, first)).toMatchObject({ outcome: 'already_recorded', recorded: 'underpaid', status: 'pending', received: short.toString(), expected: quote.amount });
     expect((await getPortalView(deps, id)).underpaid).toEqual({ token: 'USDT', received: short.toString(), expected: quote.amount });
     const second = await pay(buyer, quote, 1_000_000n);
-    expect(await verifyPayment(deps, id, second)).toMatchObject({ outcome: 'paid', status: 'paid' });
+    expect(await verified(deps, id, second)).toMatchObject({ outcome: 'paid', status: 'paid' });
     expect((await receiptOf(id)).payments!.map((record) => record.outcome)).toEqual(['underpaid', 'paid']);
   });
 
@@ -332,12 +346,12 @@ describe.each(allStores)('payments on $name', (store) => {
     const quote = await quoteFor(deps, id, 'USDC');
     const part = (BigInt(quote.amount) * 40n) / 100n;
     const sent = [part, part, 10_000n];
-    for (const amount of sent) expect(await verifyPayment(deps, id, await pay(buyer, quote, amount))).toMatchObject({ outcome: 'underpaid' });
+    for (const amount of sent) expect(await verified(deps, id, await pay(buyer, quote, amount))).toMatchObject({ outcome: 'underpaid' });
     const receipt = await receiptOf(id);
     expect(receipt.status).toBe('pending');
     expect(receipt.payments!.map((record) => record.amount)).toEqual(sent.map(String));
     const rest = BigInt(quote.amount) - part - part - 10_000n;
-    expect(await verifyPayment(deps, id, await pay(buyer, quote, rest))).toMatchObject({ outcome: 'paid', received: quote.amount });
+    expect(await verified(deps, id, await pay(buyer, quote, rest))).toMatchObject({ outcome: 'paid', received: quote.amount });
     expect((await receiptOf(id)).amountPaid).toBe(quote.amount);
   });
 
@@ -347,7 +361,7 @@ describe.each(allStores)('payments on $name', (store) => {
       const quote = await quoteFor(deps, id, 'USDC');
       const half = BigInt(quote.amount) / 2n;
       const [first, second] = [await pay(await newWallet(), quote, half), await pay(await newWallet(), quote, BigInt(quote.amount) - half)];
-      const answers = await Promise.all([verifyPayment(deps, id, first), verifyPayment(deps, id, second)]);
+      const answers = await Promise.all([verified(deps, id, first), verified(deps, id, second)]);
       expect(answers.map((answer) => answer.outcome).sort()).toEqual(['paid', 'underpaid']);
       const receipt = await receiptOf(id);
       expect(receipt).toMatchObject({ status: 'paid', amountPaid: quote.amount });
@@ -361,7 +375,7 @@ describe.each(allStores)('payments on $name', (store) => {
     // The settlement's transfer carries the receipt's amount, as a transfer to the split would; the gate claimed it for its order.
     const hash = await pay(await newWallet(), quote);
     await claimPayment(deps, chainInfo.chainId, hash, `${merchant}:x402-order`);
-    await expect(verifyPayment(deps, id, hash)).rejects.toMatchObject({ code: 'transaction_already_used' });
+    await expect(verified(deps, id, hash)).rejects.toMatchObject({ code: 'transaction_already_used' });
     expect(await receiptOf(id)).toMatchObject({ status: 'pending' });
     expect((await receiptOf(id)).payments ?? []).toEqual([]);
   });
@@ -385,12 +399,12 @@ describe.each(allStores)('payments on $name', (store) => {
       ],
     };
     const batched = { ...deps, chain: Object.assign(Object.create(chain) as EvmChain, { transaction: async () => batch }) };
-    expect(await verifyPayment(batched, second, batch.hash)).toMatchObject({ outcome: 'paid', status: 'paid', received: quoteB.amount });
-    expect(await verifyPayment(batched, first, batch.hash)).toMatchObject({ outcome: 'paid', status: 'paid', received: quoteA.amount });
+    expect(await verified(batched, second, batch.hash)).toMatchObject({ outcome: 'paid', status: 'paid', received: quoteB.amount });
+    expect(await verified(batched, first, batch.hash)).toMatchObject({ outcome: 'paid', status: 'paid', received: quoteA.amount });
     // A transfer pays where it went: a third receipt reporting the batch finds nothing of its own.
     const third = await newReceipt(7);
     await quoteFor(deps, third, 'USDC');
-    await expect(verifyPayment(batched, third, batch.hash)).rejects.toMatchObject({ code: 'not_a_payment' });
+    await expect(verified(batched, third, batch.hash)).rejects.toMatchObject({ code: 'not_a_payment' });
   });
 
   it('a transfer of another receipt’s quoted amount cannot be claimed by a receipt that learns its hash', async () => {
@@ -398,9 +412,9 @@ describe.each(allStores)('payments on $name', (store) => {
     const quote = await quoteFor(deps, victim, 'USDC');
     await quoteFor(deps, thief, 'USDC');
     const hash = await pay(await newWallet(), quote); // from the QR code: nobody reports it
-    await expect(verifyPayment(deps, thief, hash)).rejects.toMatchObject({ code: 'not_a_payment' });
+    await expect(verified(deps, thief, hash)).rejects.toMatchObject({ code: 'not_a_payment' });
     expect((await receiptOf(thief)).payments ?? []).toEqual([]);
-    expect(await verifyPayment(deps, victim, hash)).toMatchObject({ outcome: 'paid', status: 'paid' });
+    expect(await verified(deps, victim, hash)).toMatchObject({ outcome: 'paid', status: 'paid' });
   });
 
   it('a stranger’s failed token call cannot fail a receipt', async () => {
@@ -408,7 +422,7 @@ describe.each(allStores)('payments on $name', (store) => {
     await quoteFor(deps, id, 'USDC');
     // A failed USDC transfer to someone else.
     const hash = await revertedPayment({ amount: '1000000', payTo: Wallet.createRandom().address }, { connectTo: { id } });
-    await expect(verifyPayment(deps, id, hash, page)).rejects.toMatchObject({ code: 'not_a_payment' });
+    await expect(verified(deps, id, hash, page)).rejects.toMatchObject({ code: 'not_a_payment' });
     expect((await receiptOf(id)).status).toBe('buyer_logged_in');
   });
 
@@ -417,9 +431,9 @@ describe.each(allStores)('payments on $name', (store) => {
     const quote = await quoteFor(lapsed(), id, 'ETH');
     const hash = await pay(await newWallet(), quote);
     const feedDown = Object.assign(Object.create(chain) as EvmChain, { ethUsdPrice: () => Promise.reject(new ChainUnavailableError()) });
-    await expect(verifyPayment({ ...deps, chain: feedDown }, id, hash)).rejects.toBeInstanceOf(ChainUnavailableError);
+    await expect(verified({ ...deps, chain: feedDown }, id, hash)).rejects.toBeInstanceOf(ChainUnavailableError);
     expect((await receiptOf(id)).payments ?? []).toEqual([]);
-    expect(await verifyPayment(deps, id, hash)).toMatchObject({ status: 'paid' });
+    expect(await verified(deps, id, hash)).toMatchObject({ status: 'paid' });
   });
 
   it('a USDC payment of a receipt whose ETH quote lapsed is decided while the feed cannot be read: only ETH needs the price', async () => {
@@ -428,7 +442,7 @@ describe.each(allStores)('payments on $name', (store) => {
     const quote = await quoteFor(deps, id, 'USDC');
     const hash = await pay(await newWallet(), quote);
     const feedDown = Object.assign(Object.create(chain) as EvmChain, { ethUsdPrice: () => Promise.reject(new ChainUnavailableError()) });
-    expect(await verifyPayment({ ...deps, chain: feedDown }, id, hash)).toMatchObject({ outcome: 'paid', status: 'paid' });
+    expect(await verified({ ...deps, chain: feedDown }, id, hash)).toMatchObject({ outcome: 'paid', status: 'paid' });
   });
 
   it('the watcher does not pass a transfer whose transaction its node does not know yet', async () => {
@@ -472,9 +486,9 @@ describe.each(allStores)('payments on $name', (store) => {
     await quoteFor(deps, second, 'USDC');
     // A round amount no quote carries (an overpayment), reported for the other receipt first (an attacker watching the chain).
     const hash = await pay(await newWallet(), quote, BigInt(quote.amount) + 1_000_000n);
-    await expect(verifyPayment(deps, second, hash)).rejects.toMatchObject({ code: 'not_a_payment' });
-    expect(await verifyPayment(deps, first, hash)).toMatchObject({ outcome: 'overpaid', status: 'paid' });
-    await expect(verifyPayment(deps, second, hash)).rejects.toMatchObject({ code: 'not_a_payment' });
+    await expect(verified(deps, second, hash)).rejects.toMatchObject({ code: 'not_a_payment' });
+    expect(await verified(deps, first, hash)).toMatchObject({ outcome: 'overpaid', status: 'paid' });
+    await expect(verified(deps, second, hash)).rejects.toMatchObject({ code: 'not_a_payment' });
     expect((await receiptOf(second)).status).toBe('pending');
     expect((await receiptOf(second)).payments ?? []).toEqual([]);
   });
@@ -482,12 +496,12 @@ describe.each(allStores)('payments on $name', (store) => {
   it('a reverted payment fails the receipt with PORTAL_CHAIN_TX_REVERTED, and the buyer may pay again', async () => {
     const id = await newReceipt();
     const quote = await quoteFor(deps, id, 'USDC');
-    expect(await verifyPayment(deps, id, await revertedPayment(quote, { connectTo: { id } }), page)).toMatchObject({ outcome: 'reverted', status: 'failed' });
+    expect(await verified(deps, id, await revertedPayment(quote, { connectTo: { id } }), page)).toMatchObject({ outcome: 'reverted', status: 'failed' });
     const receipt = await receiptOf(id);
     expect(receipt.failure).toMatchObject({ failureCode: 'PORTAL_CHAIN_TX_REVERTED', failureCategory: 'blockchain' });
     expect((await getPortalView(deps, id)).payable).toBe(true);
     const hash = await pay(await newWallet(), quote);
-    expect(await verifyPayment(deps, id, hash)).toMatchObject({ outcome: 'paid', status: 'paid' });
+    expect(await verified(deps, id, hash)).toMatchObject({ outcome: 'paid', status: 'paid' });
   });
 
   it('refuses what is not a payment of this receipt and changes nothing', async () => {
@@ -495,10 +509,10 @@ describe.each(allStores)('payments on $name', (store) => {
     const quote = await quoteFor(deps, id, 'USDC');
     const buyer = await newWallet();
     const elsewhere = await pay(buyer, { ...quote, payTo: Wallet.createRandom().address.toLowerCase() });
-    await expect(verifyPayment(deps, id, elsewhere)).rejects.toMatchObject({ code: 'not_a_payment' });
-    await expect(verifyPayment(deps, id, '0x' + 'ab'.repeat(32))).rejects.toMatchObject({ code: 'transaction_not_found' });
-    await expect(verifyPayment(deps, 'no-such-receipt', elsewhere)).rejects.toMatchObject({ code: 'not_found' });
-    await expect(verifyPayment(deps, '../../etc', elsewhere)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(verified(deps, id, elsewhere)).rejects.toMatchObject({ code: 'not_a_payment' });
+    await expect(verified(deps, id, '0x' + 'ab'.repeat(32))).rejects.toMatchObject({ code: 'transaction_not_found' });
+    await expect(verified(deps, 'no-such-receipt', elsewhere)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(verified(deps, '../../etc', elsewhere)).rejects.toMatchObject({ code: 'not_found' });
     const receipt = await receiptOf(id);
     expect(receipt.status).toBe('pending');
     expect(receipt.payments ?? []).toEqual([]);
@@ -513,15 +527,15 @@ describe.each(allStores)('payments on $name', (store) => {
       for (const id of [short, dearer, within, beyond]) await recordPortalEvent(deps, id, { status: 'buyer_logged_in', wallet: buyer.address.toLowerCase() });
       // The price unchanged: the tolerance is no discount, so 0.5 % under the quote is slippage.
       const under = (BigInt(q1.amount) * 995n) / 1000n;
-      expect(await verifyPayment(deps, short, await pay(buyer, q1, under), page)).toMatchObject({ outcome: 'slippage', status: 'failed', expected: q1.amount });
+      expect(await verified(deps, short, await pay(buyer, q1, under), page)).toMatchObject({ outcome: 'slippage', status: 'failed', expected: q1.amount });
       await setPrice(3_010); // 0.33 % dearer: fewer wei would do now, but the quote is what is owed
-      expect(await verifyPayment(deps, dearer, await pay(buyer, q2))).toMatchObject({ outcome: 'paid', status: 'paid', expected: q2.amount });
+      expect(await verified(deps, dearer, await pay(buyer, q2))).toMatchObject({ outcome: 'paid', status: 'paid', expected: q2.amount });
       await setPrice(2_990); // 0.33 % cheaper: the quoted wei is short of the amount now, within the 1 %
-      const paid = await verifyPayment(deps, within, await pay(buyer, q3));
+      const paid = await verified(deps, within, await pay(buyer, q3));
       expect(paid).toMatchObject({ outcome: 'paid', status: 'paid' });
       expect(BigInt((paid as { expected: string }).expected) > BigInt(q3.amount)).toBe(true);
       await setPrice(2_900); // 3.3 % cheaper: the quoted wei no longer covers it
-      expect(await verifyPayment(deps, beyond, await pay(buyer, q4), page)).toMatchObject({ outcome: 'slippage', status: 'failed' });
+      expect(await verified(deps, beyond, await pay(buyer, q4), page)).toMatchObject({ outcome: 'slippage', status: 'failed' });
       expect((await receiptOf(beyond)).failure?.failureCode).toBe('PORTAL_CHAIN_SLIPPAGE_EXCEEDED');
     } finally {
       await setPrice(3_000);
@@ -570,7 +584,7 @@ describe.each(allStores)('payments on $name', (store) => {
     const hashes: string[] = [];
     for (const id of ids) hashes.push(await pay(buyer, await quoteFor(deps, id, 'USDC')));
     // Every payment verified at once, and the first one reported five more times over.
-    const answers = await Promise.all([...ids.map((id, i) => verifyPayment(deps, id, hashes[i]!)), ...Array.from({ length: 5 }, () => verifyPayment(deps, ids[0]!, hashes[0]!))]);
+    const answers = await Promise.all([...ids.map((id, i) => verified(deps, id, hashes[i]!)), ...Array.from({ length: 5 }, () => verified(deps, ids[0]!, hashes[0]!))]);
     expect(answers.slice(0, 20).every((answer) => answer.status === 'paid')).toBe(true);
     const item = (await deps.inventory.findBySku(merchant, sku))!.value;
     expect(item.stockQty).toBe(0);

@@ -14,11 +14,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
-import { verifyTypedData, type TypedDataDomain, type TypedDataField } from 'ethers';
+import { parseUnits, verifyTypedData, type TypedDataDomain, type TypedDataField } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_ACCOUNTS } from '../../scripts/local/anvil';
 import type { QuoteView } from '../../shared/domain/portal-views';
-import { paymentTransaction } from '../../web/portal/wallet-calls';
+import { paymentTransaction, toQuantity, transferCalldata, type TransactionRequest } from '../../web/portal/wallet-calls';
 import { launchBrowser, openPage as openBrowserPage, photographer, rpc, type WalletOptions } from '../support/browser';
 import { call, root, stackEnv, startStack, stopStack, tsx, type StartedStack } from '../support/stack';
 
@@ -64,7 +64,8 @@ const ethBalance = async (address: string) => {
   return BigInt(((await response.json()) as { result: string }).result);
 };
 
-const receiptStatus = async (id: string) => (await call(stack.baseUrl, `/api/receipts/${encodeURIComponent(id)}`, { key: stack.apiKey })).json as { status: string; transactionHash: string | null; token: string | null; buyerWallet: string | null };
+const receiptStatus = async (id: string) =>
+  (await call(stack.baseUrl, `/api/receipts/${encodeURIComponent(id)}`, { key: stack.apiKey })).json as { status: string; transactionHash: string | null; token: string | null; buyerWallet: string | null; amountPaid: string | null };
 
 const openPage = (viewport: { width: number; height: number }, wallet?: WalletOptions) => openBrowserPage(browser, rpcUrl, viewport, wallet);
 
@@ -97,6 +98,21 @@ const payControls = (page: Page) =>
 /** The page's open quote, as the service holds it. */
 const openQuote = async (id: string) => (await call(stack.baseUrl, `/api/portal/${encodeURIComponent(id)}`)).json.quote as QuoteView;
 
+/**
+ * Where the buyer's money must go: the receipt's own deposit address (the receipts API), never the
+ * shop's split (the split API), which only the deposit address sends on to.
+ */
+const payees = async (id: string) => {
+  const receipt = (await call(stack.baseUrl, `/api/receipts/${encodeURIComponent(id)}`, { key: stack.apiKey })).json as { depositAddress: string | null };
+  const split = ((await call(stack.baseUrl, '/api/split/deploy', { key: stack.apiKey })).json.split as { address: string }).address.toLowerCase();
+  expect(receipt.depositAddress).toMatch(/^0x[0-9a-f]{40}$/);
+  expect(receipt.depositAddress).not.toBe(split);
+  return { deposit: receipt.depositAddress!, split };
+};
+
+/** The transactions the page asked the wallet to send, as it asked them. */
+const walletSent = (page: Page) => page.evaluate('window.__walletSent') as Promise<TransactionRequest[]>;
+
 const connect = async (page: Page) => {
   await page.getByRole('button', { name: 'Connect Test Wallet' }).click();
   await page.locator('#wallet-state').filter({ hasText: 'Connected: Test Wallet' }).waitFor();
@@ -110,6 +126,17 @@ describe('the payment page in a browser', () => {
       await page.goto(`${stack.baseUrl}/pay/${id}`);
       expect(await page.locator('h1.shop-name').textContent()).toBe('Demo Coffee Roasters');
       await quoted(page, 'USDC');
+      // The buyer is asked for exactly the receipt's customer total: its cents, no digit more (no tag, no rounding).
+      const view = (await call(stack.baseUrl, `/api/portal/${encodeURIComponent(id)}`)).json as { customerTotalUsd: number; quote: QuoteView };
+      const quote = view.quote;
+      expect(quote).toMatchObject({ token: 'USDC', decimals: 6 });
+      expect(quote.amount).toBe(String(Math.round(view.customerTotalUsd * 100) * 10_000));
+      const due = (await page.locator('#quote-amount').textContent())!;
+      expect(due).toMatch(/^\d+(\.\d{1,2})? USDC$/);
+      expect(Number(due.split(' ')[0])).toBe(view.customerTotalUsd);
+      expect(await page.locator('[data-amount-for="USDC"]').textContent()).toBe(due);
+      const { deposit } = await payees(id);
+      expect(quote.payTo).toBe(deposit);
       await page.getByRole('button', { name: 'Connect Test Wallet' }).waitFor();
       // Nothing wider than the screen: no sideways scrolling.
       expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(narrow.width);
@@ -119,20 +146,22 @@ describe('the payment page in a browser', () => {
       await page.keyboard.press('Enter');
       await page.locator('#wallet-state').filter({ hasText: 'Connected: Test Wallet' }).waitFor();
       const pay = page.locator('#pay-button');
-      expect(await pay.textContent()).toMatch(/^Pay \d+\.\d+ USDC$/);
+      expect(await pay.textContent()).toBe(`Pay ${due}`);
       expect(await pay.isEnabled()).toBe(true);
       expect(await page.evaluate('document.activeElement.id')).toBe('pay-button');
       await shot(page, 'usdc', '2-connected');
       await page.keyboard.press('Enter');
       await page.locator('#success').waitFor({ state: 'visible', timeout: 30_000 });
       await shot(page, 'usdc', '3-paid');
-      expect(await page.locator('#success-text').textContent()).toMatch(/^Thank you\. Demo Coffee Roasters received \d+\.\d+ USDC\.$/);
+      // The wallet was asked for a transfer of exactly the quote, by the token's contract, to the receipt's deposit address.
+      expect(await walletSent(page)).toEqual([{ from: buyers[0], to: quote.tokenAddress, data: transferCalldata(deposit, quote.amount) }]);
+      expect(await page.locator('#success-text').textContent()).toBe(`Thank you. Demo Coffee Roasters received ${due}.`);
       expect(await page.locator('#status-badge').textContent()).toBe('Paid');
       expect(await page.evaluate('document.activeElement && document.activeElement.id')).toBe('success');
       expect(await payControls(page)).toEqual([]);
       expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(narrow.width);
       const receipt = await receiptStatus(id);
-      expect(receipt).toMatchObject({ status: 'paid', token: 'USDC', buyerWallet: buyers[0] });
+      expect(receipt).toMatchObject({ status: 'paid', token: 'USDC', buyerWallet: buyers[0], amountPaid: quote.amount });
       expect(await page.locator('#success-tx').textContent()).toContain(receipt.transactionHash);
       // Reloaded, the page says paid on its own (server-rendered), with no payment form.
       await page.reload();
@@ -161,7 +190,12 @@ describe('the payment page in a browser', () => {
       expect(quote).toMatchObject({ token: 'ETH', decimals: 18 });
       const shown = (await page.locator('#quote-amount').textContent())!;
       expect(shown).toMatch(/^0\.\d{1,6} ETH$/);
-      expect(await page.locator('[data-amount-for="ETH"]').textContent()).toMatch(/^0\.\d{1,6} ETH$/);
+      expect(await page.locator('[data-amount-for="ETH"]').textContent()).toBe(shown);
+      // At most a millionth of an ETH above the exact quote, never below it: sending what the page says pays it all.
+      const over = parseUnits(shown.split(' ')[0]!, 18) - BigInt(quote.amount);
+      expect(over >= 0n && over < 10n ** 12n).toBe(true);
+      const { deposit } = await payees(id);
+      expect(quote.payTo).toBe(deposit);
       await tabTo(page, 'details#qr-details summary');
       await page.keyboard.press('Enter');
       expect(await page.locator('details#qr-details').getAttribute('open')).not.toBeNull();
@@ -175,6 +209,8 @@ describe('the payment page in a browser', () => {
       await page.keyboard.press('Enter');
       await page.locator('#success').waitFor({ state: 'visible', timeout: 30_000 });
       await shot(page, 'eth', '2-paid');
+      // The wallet carried the exact wei, to the receipt's deposit address.
+      expect(await walletSent(page)).toEqual([{ from: buyers[1], to: deposit, value: toQuantity(quote.amount) }]);
       // The exact quote went to the chain; the page showed it rounded.
       const receipt = (await call(stack.baseUrl, `/api/receipts/${encodeURIComponent(id)}`, { key: stack.apiKey })).json;
       expect(receipt).toMatchObject({ status: 'paid', token: 'ETH', amountPaid: quote.amount });
@@ -275,8 +311,12 @@ describe('the payment page in a browser', () => {
       await quoted(page, 'USDT');
       await connect(page);
       const full = /^Pay (\d+\.\d+) USDT$/.exec((await page.locator('#pay-button').textContent())!)![1]!;
+      const quote = await openQuote(id);
+      const { deposit } = await payees(id);
       await page.locator('#pay-button').click();
       await page.locator('#problem-message').filter({ hasText: 'Part of the payment arrived' }).waitFor({ timeout: 30_000 });
+      // The page asked for the whole quote, to the receipt's deposit address (the wallet sent half of it).
+      expect(await walletSent(page)).toEqual([{ from: buyers[3], to: quote.tokenAddress, data: transferCalldata(deposit, quote.amount) }]);
       expect(await page.evaluate('window.__walletCalls')).toEqual(expect.arrayContaining(['eth_chainId', 'wallet_switchEthereumChain', 'eth_sendTransaction']));
       const left = /^Send the remaining (\d+\.\d+) USDT to complete it\.$/.exec((await page.locator('#problem-action').textContent())!)![1]!;
       expect(Number(left)).toBeCloseTo(Number(full) / 2, 5);
@@ -295,6 +335,8 @@ describe('the payment page in a browser', () => {
       await shot(page, 'underpaid', '2-reloaded');
       await page.locator('#pay-button').click();
       await page.locator('#success').waitFor({ state: 'visible', timeout: 30_000 });
+      // Then exactly what was left, to the same address.
+      expect(await walletSent(page)).toEqual([{ from: buyers[3], to: quote.tokenAddress, data: transferCalldata(deposit, BigInt(quote.amount) - BigInt(quote.amount) / 2n) }]);
       await shot(page, 'underpaid', '3-paid');
       expect(await receiptStatus(id)).toMatchObject({ status: 'paid', token: 'USDT' });
       expect(problems).toEqual([]);

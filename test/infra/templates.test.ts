@@ -82,6 +82,7 @@ const payments: PaymentExpectations = {
     portalCallsPerMinute: appDefaults.PORTAL_RATE_LIMIT_PER_MINUTE,
     settlementDailyBudget: appDefaults.SETTLEMENT_DAILY_BUDGET,
     distributionDailyBudget: appDefaults.DISTRIBUTION_DAILY_BUDGET,
+    sweepDailyBudget: appDefaults.SWEEP_DAILY_BUDGET,
     x402MinOrderUsdc: Number(appDefaults.X402_MIN_ORDER_USDC),
     distributeMinUsdc: Number(appDefaults.DISTRIBUTE_MIN_USDC),
     distributeMinUsdt: Number(appDefaults.DISTRIBUTE_MIN_USDT),

@@ -38,6 +38,8 @@ export interface WalletOptions {
 export const walletScript = (options: WalletOptions) => `(() => {
   const options = ${JSON.stringify({ ...options, privateKey: undefined, signsHere: Boolean(options.privateKey) })};
   const calls = (window.__walletCalls = []);
+  // The transactions the page asked the wallet to send, as it asked them (before any edit below).
+  const sent = (window.__walletSent = []);
   let chain = options.startOnChain;
   // Once per tab, across reloads (this script runs again on each page load).
   let halve = options.halveFirstTransfer && !sessionStorage.getItem('halved');
@@ -51,6 +53,7 @@ export const walletScript = (options: WalletOptions) => `(() => {
         return null;
       }
       if (method === 'personal_sign' && options.signsHere) return window.__walletSign(params[0]);
+      if (method === 'eth_sendTransaction') sent.push({ ...params[0] });
       if (method === 'eth_sendTransaction' && options.rejectSend) throw Object.assign(new Error('User rejected the request.'), { code: 4001 });
       if (method === 'eth_sendTransaction' && halve && params[0].data) {
         halve = false;

@@ -31,7 +31,7 @@ export interface TransactionRequest {
   data?: string;
 }
 
-/** The `eth_sendTransaction` parameters that pay a quote: ETH straight to the split, a token through its contract. */
+/** The `eth_sendTransaction` parameters that pay a quote: ETH straight to its `payTo` (the receipt's deposit address), a token through its contract. */
 export const paymentTransaction = (quote: Pick<QuoteView, 'tokenAddress' | 'payTo' | 'amount'>, from: string): TransactionRequest =>
   quote.tokenAddress
     ? { from, to: quote.tokenAddress, data: transferCalldata(quote.payTo, quote.amount) }

@@ -681,9 +681,10 @@ export const PAYMENT_SETTINGS = [
   { setting: 'WATCH_BLOCK_RANGE', param: 'watchBlockRange', type: 'int', chain: false },
   { setting: 'PORTAL_RATE_LIMIT_PER_MINUTE', param: 'portalCallsPerMinute', type: 'int', chain: false },
   { setting: 'X402_FACILITATOR_URL', param: 'x402FacilitatorUrl', type: 'string', chain: false },
-  // The relayer's gas rules: what it settles and distributes a day, and the amounts worth its gas.
+  // The relayer's gas rules: what it settles, distributes and sweeps a day, and the amounts worth its gas.
   { setting: 'SETTLEMENT_DAILY_BUDGET', param: 'settlementDailyBudget', type: 'int', chain: false },
   { setting: 'DISTRIBUTION_DAILY_BUDGET', param: 'distributionDailyBudget', type: 'int', chain: false },
+  { setting: 'SWEEP_DAILY_BUDGET', param: 'sweepDailyBudget', type: 'int', chain: false },
   { setting: 'X402_MIN_ORDER_USDC', param: 'x402MinOrderUsdc', type: 'int', chain: false },
   { setting: 'DISTRIBUTE_MIN_USDC', param: 'distributeMinUsdc', type: 'int', chain: false },
   { setting: 'DISTRIBUTE_MIN_USDT', param: 'distributeMinUsdt', type: 'int', chain: false },

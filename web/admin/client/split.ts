@@ -5,7 +5,7 @@
  * wallet; sweeping deposit addresses into the split from the wallet. Each step is shown as it happens.
  */
 import { createSplitCalldata, distributeCalldata } from '../eth';
-import { api, busy, byId, reloadWith, say, status } from './kit';
+import { api, busy, byId, clearErrors, messageOf, reloadWith, say, showError, status } from './kit';
 import { connectSignedIn, waitForReceipt, walletMessage } from './wallet';
 
 const body = document.body.dataset;
@@ -86,14 +86,32 @@ interface SweepAnswer {
   remaining: number;
 }
 
-/** Asks the service for the sweep call (all paid deposits, or `token` from every address), sends it from the wallet, and reloads. */
+/**
+ * Asks the service for the sweep call (all paid deposits, or `token` from every address), sends it
+ * from the wallet, and reloads. The service's refusal shows as the other forms show theirs: next to
+ * the field it names (the recovery's token), else in the form's message box.
+ */
 const sweep = async (box: HTMLElement, button: HTMLButtonElement, form: 'sweep' | 'recover', token?: string) => {
   const error = byId(`${form}-error`)!;
+  const fields = form === 'recover' ? byId('recover-form') : null;
+  if (fields) clearErrors(fields);
   error.hidden = true;
   const done = busy(button, form === 'sweep' ? 'Sweeping…' : 'Recovering…');
   try {
-    const answer = await api<SweepAnswer>('POST', box.dataset.sweep ?? '', token ? { token } : {});
-    if (!answer.ok) throw new Error(answer.json.message);
+    // A recovery always names its token, an empty one included: the service answers which is wrong, never a sweep of something else.
+    const answer = await api<SweepAnswer>('POST', box.dataset.sweep ?? '', form === 'recover' ? { token: token ?? '' } : {});
+    if (!answer.ok) {
+      done();
+      status(form, '');
+      if (fields) showError(fields, answer);
+      else {
+        error.textContent = messageOf(answer.json, answer.status);
+        error.hidden = false;
+        say(error.textContent);
+      }
+      if (!fields || error.hidden === false) button.focus();
+      return;
+    }
     if (!answer.json.data) {
       done();
       status(form, form === 'sweep' ? 'Nothing waits at your receipts’ addresses.' : 'None of your receipts’ addresses holds that token.');
@@ -109,7 +127,7 @@ const sweep = async (box: HTMLElement, button: HTMLButtonElement, form: 'sweep' 
   } catch (problem) {
     done();
     status(form, '');
-    error.textContent = problem instanceof Error && !('code' in problem) ? problem.message : walletMessage(problem);
+    error.textContent = walletMessage(problem);
     error.hidden = false;
     say(error.textContent);
     button.focus();

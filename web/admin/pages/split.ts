@@ -232,9 +232,11 @@ const depositsSection = (): Html =>
     'Deposit addresses',
     `<p>Each receipt is paid at an address of its own, which can only send on to your split. The service moves paid receipts’ money into the split before it distributes; you can also do it now from your wallet (you pay the network fee).</p>
 <div id="deposit-sweep"${attrs({ 'data-sweep': routes.consoleDepositsSweep.path })}>
+<h3 id="sweep-title">Paid receipts</h3>
 <p><button class="button" type="button" id="sweep-button">Sweep paid deposits now</button></p>
 ${formStatus('sweep')}
-<form id="recover-form" class="form" novalidate>
+<h3 id="recover-title">A token you do not accept</h3>
+<form id="recover-form" class="form" novalidate aria-labelledby="recover-title">
 <p>A token your shop does not accept, sent to a receipt’s address, can only go to your split too: name its contract to move it there.</p>
 ${field({ name: 'token', label: 'Token contract', hint: '0x followed by 40 hex digits', maxlength: 42, placeholder: '0x…' })}
 <p><button class="button button-secondary" type="submit" id="recover-button">Recover to my split</button></p>
