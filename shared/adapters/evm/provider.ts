@@ -9,6 +9,7 @@ import {
   type TransactionResponse,
 } from 'ethers';
 import { RPC_TIMEOUT_MS, isLocalRpc } from './rpc';
+import { NONCE_CLASH, relayerTurn } from './relayer-turn';
 
 export { RPC_TIMEOUT_MS, isLocalRpc };
 
@@ -30,11 +31,15 @@ export const createProvider = (rpcUrl: string, chainId: number): JsonRpcProvider
   });
 };
 
+/** Sends of one transaction when the node says its nonce was taken meanwhile (by another process of the key). */
+const NONCE_ATTEMPTS = 3;
+
 /**
- * The relayer's signer. ethers' `Wallet` reads the account's nonce for every transaction (and caches
- * it for 250 ms), so two quick transactions get the same nonce; a `NonceManager` counts them instead.
- * This one also estimates the transaction before it takes a nonce, and forgets its count when a send
- * fails, so a reverting call or a dropped request leaves no gap that would stall every later transaction.
+ * The relayer's signer. Every send takes its turn at the key's one queue in this process
+ * (`relayerTurn`, shared with the x402 settler) and reads the account's pending nonce then, after the
+ * transaction is estimated: no cached count that another sender of the key has made stale (ethers'
+ * `Wallet` caches one for 250 ms; a `NonceManager` counts its own sends only), and a reverting call
+ * takes no nonce. A nonce another process took between the read and the send is taken again fresh.
  */
 export class RelayerSigner extends NonceManager {
   constructor(privateKey: string, provider: JsonRpcProvider) {
@@ -42,16 +47,18 @@ export class RelayerSigner extends NonceManager {
   }
 
   override async sendTransaction(tx: TransactionRequest): Promise<TransactionResponse> {
-    const populated = await this.signer.populateTransaction(tx);
-    const nonce = this.getNonce('pending');
-    this.increment();
-    try {
-      populated.nonce = await nonce;
-      return await this.signer.sendTransaction(populated);
-    } catch (error) {
-      this.reset();
-      throw error;
-    }
+    const address = await this.signer.getAddress();
+    return relayerTurn(address, async () => {
+      for (let attempt = 1; ; attempt++) {
+        const populated = await this.signer.populateTransaction({ ...tx, nonce: undefined });
+        populated.nonce = await this.signer.provider!.getTransactionCount(address, 'pending');
+        try {
+          return await this.signer.sendTransaction(populated);
+        } catch (error) {
+          if (attempt >= NONCE_ATTEMPTS || !NONCE_CLASH.test(error instanceof Error ? error.message : String(error))) throw error;
+        }
+      }
+    });
   }
 }
 

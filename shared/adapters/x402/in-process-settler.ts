@@ -9,6 +9,7 @@ import { concat, encodeFunctionData, keccak256, parseAbi, type Hex } from 'viem'
 import { ExactEvmPayload, caip2Network } from '../../domain/x402';
 import type { PaymentPayload, PaymentRequirements, PaymentSettler, VerifyResult } from '../../ports/payment-settler';
 import { isUnreachable, publicClientFor, relayerWalletFor, type ChainEndpoint } from './chain-clients';
+import { relayerTurn } from '../evm/relayer-turn';
 
 type FacilitatorSigner = Parameters<typeof registerExactEvmScheme>[1]['signer'];
 type FacilitatorArguments = Parameters<x402Facilitator['verify']>;
@@ -44,16 +45,16 @@ export const inProcessSettler = (options: InProcessSettlerOptions): PaymentSettl
   const relayer = wallet.account.address;
 
   /**
-   * One send at a time, each with the account's pending nonce read just before: settlements sent
-   * together never take the same nonce, and a send that fails leaves no gap. Each transaction is
+   * One send at a time, in the relayer key's one queue of this process (`relayerTurn`, shared with the
+   * chain adapter's signer), each with the account's pending nonce read just before: no two sends of
+   * the key take the same nonce, and a send that fails leaves no gap. Each transaction is
    * signed here and its hash kept: a send whose answer was lost is sent again as the very same
    * transaction, and a node that already has it (`already known`, or `nonce too low` once it is
    * mined) answers with that hash, never a second transaction. A nonce another sender of the same
    * key took meanwhile is retried with a fresh one.
    */
-  let sending: Promise<unknown> = Promise.resolve();
-  const send = (sign: (nonce: number) => Promise<Hex>): Promise<Hex> => {
-    const run = sending.then(async () => {
+  const send = (sign: (nonce: number) => Promise<Hex>): Promise<Hex> =>
+    relayerTurn(relayer, async () => {
       for (let attempt = 1; ; attempt++) {
         const nonce = await client.getTransactionCount({ address: relayer, blockTag: 'pending' });
         const serializedTransaction = await sign(nonce);
@@ -83,9 +84,6 @@ export const inProcessSettler = (options: InProcessSettlerOptions): PaymentSettl
         if (attempt >= SEND_ATTEMPTS) throw clash;
       }
     });
-    sending = run.catch(() => undefined);
-    return run;
-  };
   /** A transaction of the relayer's, prepared (gas, fees) and signed with `nonce`. */
   const signed = async (request: Record<string, unknown>, nonce: number): Promise<Hex> => {
     const prepared = await wallet.prepareTransactionRequest({ ...request, account: wallet.account, chain: wallet.chain, nonce } as never);
