@@ -1,4 +1,5 @@
-// The app's entry point: importing a function file registers it (app.http / app.storageQueue / app.timer).
+// The app's entry point: importing a function file registers it (app.http / app.storageQueue / app.timer, or the start hook).
+import './app-start';
 import './healthz';
 import './inventory-list';
 import './inventory-upsert';

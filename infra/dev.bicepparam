@@ -14,17 +14,11 @@ param apimPublisherName = 'Crypto Receipts (dev)'
 param brandKey = 'default'
 param brandName = 'Crypto Receipts (dev)'
 
-// Base Sepolia: Circle's test USDC, no USDT, Chainlink's ETH/USD there; the split factory is the one
-// deployed for dev. Every chain parameter is set here: main.bicep's defaults are Base mainnet's.
+// Base Sepolia: the app fills in the chain id, Circle's test USDC, Chainlink's ETH/USD there, 2
+// confirmations and Sepolia BaseScan (shared/domain/chain-networks.ts); no USDT. The split factory is
+// the one deployed for dev.
+param chainNetwork = 'base-sepolia'
 param chainRpcUrl = 'https://sepolia.base.org'
-param chainId = 84532
-param usdcAddress = '0x036CbD53842c5426634e7929541eC2318f3dCF7e'
-param usdtAddress = ''
-param ethUsdFeedAddress = '0x4aDC67696bA383F43DD60A9e78F2C97Fbbfc7cb1'
-// The feed's 1200-second heartbeat plus a margin, as on mainnet.
-param feedHeartbeatSeconds = 1500
-param chainConfirmations = 2
-param chainExplorerUrl = 'https://sepolia.basescan.org'
 // No fallbacks: a wrong platform wallet would receive real fees.
 param splitFactoryAddress = readEnvironmentVariable('SPLIT_FACTORY_ADDRESS')
 param platformWallet = readEnvironmentVariable('PLATFORM_WALLET')

@@ -97,36 +97,41 @@ param brandKey string = 'default'
 @description('Brand display name (BRAND_NAME).')
 param brandName string = 'Crypto Receipts'
 
-// The chain (infra/README.md, "Payments"). The defaults are Base mainnet's; the chain id, the tokens,
-// the price feed, the explorer, the confirmations and the feed's staleness limit belong together: a
-// parameter file sets all of them (test/infra checks each file against the chain it names).
+// The chain (infra/README.md, "Payments"): chainNetwork names it, and the app fills in its chain id,
+// Circle's USDC, Chainlink's ETH/USD feed and that feed's staleness limit, the confirmations and the
+// explorer (shared/domain/chain-networks.ts). The parameters after it override one value each; left
+// empty (0 for the numbers) they keep the network's.
 
-@description('JSON-RPC endpoint of the EVM chain (CHAIN_RPC_URL). The payment watcher calls it every second: use a provider\'s endpoint whose plan covers that, not a public rate-limited one. If your provider puts an API key in the URL, treat it as a secret: store it in Key Vault and change the app setting to a Key Vault reference.')
+@description('JSON-RPC endpoint of the EVM chain (CHAIN_RPC_URL). The payment watcher calls it every second: use a provider\'s endpoint whose plan covers that, not a public rate-limited one. If your provider puts an API key in the URL, treat it as a secret: store it in Key Vault and change the app setting to a Key Vault reference. The app refuses to start unless it serves the network\'s chain id and the configured tokens and feed.')
 param chainRpcUrl string
 
-@description('EVM chain id (CHAIN_ID). Default: Base mainnet, 8453 (Base Sepolia: 84532).')
-param chainId int = 8453
+@description('The chain by name (CHAIN_NETWORK): base (Base mainnet, 8453) or base-sepolia (Base Sepolia, 84532). The local network of npm start is refused in production.')
+@allowed([
+  'base'
+  'base-sepolia'
+])
+param chainNetwork string = 'base'
 
-@description('USDC token contract on that chain (USDC_ADDRESS). Default: native USDC on Base.')
-param usdcAddress string = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
+@description('USDC token contract (USDC_ADDRESS). Empty: the network\'s, Circle\'s USDC.')
+param usdcAddress string = ''
 
-@description('USDT token contract on that chain (USDT_ADDRESS); empty when the chain has none. Default: USDT on Base.')
-param usdtAddress string = '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2'
+@description('USDT token contract (USDT_ADDRESS). Empty: the network\'s; neither Base network has a Tether-issued USDT, so empty means no USDT payments.')
+param usdtAddress string = ''
 
-@description('Chainlink ETH/USD price feed (AggregatorV3) on that chain (ETH_USD_FEED_ADDRESS); empty: buyers cannot pay in ETH. Default: ETH/USD on Base.')
-param ethUsdFeedAddress string = '0x71041dddad3595F9CEd3DcCFBe3D1F4b0a16Bb70'
+@description('Chainlink ETH/USD price feed, AggregatorV3 (ETH_USD_FEED_ADDRESS). Empty: the network\'s.')
+param ethUsdFeedAddress string = ''
 
-@description('Seconds after which the feed\'s latest answer is stale and an ETH quote answers 409 price_stale (FEED_HEARTBEAT_SECONDS): the feed\'s heartbeat plus a margin. Default: 1500, the 1200-second heartbeat of ETH/USD on Base plus 300 seconds for an update that is late to land.')
-@minValue(1)
-param feedHeartbeatSeconds int = 1500
+@description('Seconds after which the feed\'s latest answer is stale and an ETH quote answers 409 price_stale (FEED_HEARTBEAT_SECONDS): the feed\'s heartbeat plus a margin. 0: the network\'s, 1500 on both Base networks (the feed\'s 1200-second heartbeat plus 300 seconds for an update that is late to land).')
+@minValue(0)
+param feedHeartbeatSeconds int = 0
 
-@description('Blocks a payment or refund needs, its own included, before it counts (CHAIN_CONFIRMATIONS). Default: 2, the block and one more (about 4 seconds on Base): past a one-block reorganisation of the sequencer\'s latest block, without waiting for L1 finality.')
-@minValue(1)
+@description('Blocks a payment or refund needs, its own included, before it counts (CHAIN_CONFIRMATIONS). 0: the network\'s, 2 on both Base networks: the block and one more (about 4 seconds), past a one-block reorganisation of the sequencer\'s latest block, without waiting for L1 finality.')
+@minValue(0)
 @maxValue(100)
-param chainConfirmations int = 2
+param chainConfirmations int = 0
 
-@description('Block explorer for transaction links, <url>/tx/<hash> (CHAIN_EXPLORER_URL). Default: BaseScan.')
-param chainExplorerUrl string = 'https://basescan.org'
+@description('Block explorer for transaction links, <url>/tx/<hash> (CHAIN_EXPLORER_URL). Empty: the network\'s BaseScan.')
+param chainExplorerUrl string = ''
 
 @description('A remote x402 facilitator that verifies and settles the payments agents make by x402 (X402_FACILITATOR_URL, its base URL). Empty: the app settles them in process, the relayer submitting each payment on the chain above.')
 param x402FacilitatorUrl string = ''
@@ -395,7 +400,7 @@ module functionApp 'modules/functionapp.bicep' = {
     brandKey: brandKey
     brandName: brandName
     chainRpcUrl: chainRpcUrl
-    chainId: chainId
+    chainNetwork: chainNetwork
     usdcAddress: usdcAddress
     usdtAddress: usdtAddress
     ethUsdFeedAddress: ethUsdFeedAddress

@@ -16,19 +16,12 @@ param corsAllowedOrigins = []
 param brandKey = 'default'
 param brandName = 'Crypto Receipts'
 
-// Base mainnet: native USDC, USDT, Chainlink's ETH/USD (check the tokens against the issuers' lists and
-// the feed against Chainlink's before a first deployment). The payment watcher calls the RPC endpoint
-// every second: give CHAIN_RPC_URL a provider's endpoint; the public one is rate limited.
+// Base mainnet: the app fills in the chain id, Circle's USDC, Chainlink's ETH/USD (with its staleness
+// limit), 2 confirmations and BaseScan (shared/domain/chain-networks.ts); Base has no Tether-issued
+// USDT. The payment watcher calls the RPC endpoint every second: give CHAIN_RPC_URL a provider's
+// endpoint; the public one is rate limited.
+param chainNetwork = 'base'
 param chainRpcUrl = readEnvironmentVariable('CHAIN_RPC_URL', 'https://mainnet.base.org')
-param chainId = 8453
-param usdcAddress = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
-param usdtAddress = '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2'
-param ethUsdFeedAddress = '0x71041dddad3595F9CEd3DcCFBe3D1F4b0a16Bb70'
-// The feed updates at least every 1200 seconds; 300 more allow for an update that is late to land.
-param feedHeartbeatSeconds = 1500
-// The block and one more (about 4 s): past a one-block reorganisation of the sequencer's latest block.
-param chainConfirmations = 2
-param chainExplorerUrl = 'https://basescan.org'
 param splitFactoryAddress = readEnvironmentVariable('SPLIT_FACTORY_ADDRESS')
 param platformWallet = readEnvironmentVariable('PLATFORM_WALLET')
 param adminWallets = readEnvironmentVariable('ADMIN_WALLETS')

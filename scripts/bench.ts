@@ -46,9 +46,10 @@ bare server answering the same page, and the portal script's size gzipped. Then 
 local stack: the 402 challenge of POST /api/x402/orders against @x402/express's paymentMiddleware
 answering the same challenge (ours again on the memory store), and payment proofs checked a second on
 one core (the signature alone, and the settler's verify on the local chain). Then the payment watcher
-with ${WATCHER.receipts} open receipts (a USDC quote each) across ${WATCHER.shops} shops: per mined block
-with payments in it, the chain calls a run makes (by method, counted at a proxy in front of anvil), its
-CPU and wall time, and mined → paid. Figures to report, not a pass/fail test; it takes a few minutes.
+with ${WATCHER.receipts} open receipts (a USDC quote each at its own deposit address, 1 in 100 quoted in ETH
+too) across ${WATCHER.shops} shops: per mined block with payments in it, the chain calls a run makes (by
+method, counted at a proxy in front of anvil), its CPU and wall time, and mined → paid; then mined → paid
+with the hash reported. Figures to report, not a pass/fail test; it takes a few minutes.
 
 Environment:
   BENCH_CONNECTIONS   concurrent connections in each load scenario (default 50)

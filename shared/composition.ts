@@ -22,6 +22,7 @@ import { storageEventQueue } from './adapters/storage-queue/event-queue';
 import { appInsightsMetrics, logMetrics } from './adapters/http/app-insights-metrics';
 import { CosmosCollection } from './adapters/cosmos/documents';
 import type { EvmChain } from './adapters/evm/chain';
+import type { ChainExpectations } from './adapters/evm/chain-check';
 import { lazyAzureCredential } from './adapters/azure/credential';
 import type { Chain } from './ports/chain';
 import type { KeyIssuer } from './ports/key-issuer';
@@ -139,6 +140,47 @@ const chainFrom = (config: Config): (Chain & { destroy(): void }) | undefined =>
     destroy: () => void chain?.then((loaded) => loaded.destroy()),
   };
 };
+
+/** What the configuration says is on its chain, for the startup check; undefined where no chain is configured. */
+const chainExpectations = (config: Config): ChainExpectations | undefined => {
+  if (!config.CHAIN_RPC_URL) return undefined;
+  const named = (setting: string, address: string | undefined) => (address ? [{ setting, address }] : []);
+  return {
+    rpcUrl: config.CHAIN_RPC_URL,
+    chainId: config.CHAIN_ID,
+    // The decimals the service prices each token in: the settings' own, so the two cannot differ.
+    tokens: settingsFrom(config)
+      .tokens.filter((token) => token.symbol !== 'ETH')
+      .map((token) => ({ setting: `${token.symbol}_ADDRESS`, address: token.address, symbol: token.symbol, decimals: token.decimals })),
+    feeds: named('ETH_USD_FEED_ADDRESS', config.ETH_USD_FEED_ADDRESS).map((feed) => ({ ...feed, description: 'ETH / USD' })),
+    contracts: [...named('SPLIT_FACTORY_ADDRESS', config.SPLIT_FACTORY_ADDRESS), ...named('DEPOSIT_FACTORY_ADDRESS', config.DEPOSIT_FACTORY_ADDRESS)],
+  };
+};
+
+/**
+ * Before the app serves: the node at CHAIN_RPC_URL serves CHAIN_ID, and every configured token, feed
+ * and factory is there as configured. One error lists every mismatch; nothing is read where no chain
+ * is configured; a node that does not answer is logged, not a refusal to start.
+ */
+export const checkChain = async (config: Config, log: (line: string) => void = console.warn): Promise<void> => {
+  const expected = chainExpectations(config);
+  if (!expected) return;
+  const { chainMismatches, ChainUnansweredError } = await import('./adapters/evm/chain-check');
+  let problems: string[];
+  try {
+    problems = await chainMismatches(expected);
+  } catch (error) {
+    // A chain outage at start is not a wrong configuration: the app starts, its portal, pages and
+    // merchant API answer, and the calls that need the chain answer 503 until the node does.
+    if (!(error instanceof ChainUnansweredError)) throw error;
+    log(`the chain was not checked at start: ${error.message}; the calls that need it answer 503 until it answers`);
+    return;
+  }
+  if (problems.length) throw new Error(`the chain does not match the configuration:\n  ${problems.join('\n  ')}`);
+};
+
+/** The Functions host's start: the configuration (every bad variable listed), then its chain. */
+export const checkAtStart = async (env: Record<string, string | undefined> = process.env): Promise<void> => checkChain(loadConfig(env));
 
 /** API Management's key issuer, loaded when a key is first created or revoked (its SDK is the largest module of the app). */
 const apimKeyIssuer = (config: Config): KeyIssuer => {

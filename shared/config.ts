@@ -2,6 +2,8 @@ import { z } from 'zod';
 import packageJson from '../package.json';
 import { plans, type Plan } from './domain/subscription';
 import { X402_ORDER_BOUNDS } from './domain/x402-requests';
+import { CHAIN_NETWORKS, CHAIN_PRESETS, LOCAL_CHAIN_ID, type ChainNetwork } from './domain/chain-networks';
+import { isLocalRpc } from './adapters/evm/rpc';
 
 const flag = z.enum(['true', 'false']).transform((value) => value === 'true');
 const optionalText = z.string().optional();
@@ -87,7 +89,13 @@ const EnvSchema = z.object({
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   /** EIP-4361 domain; defaults to the host of BASE_URL. */
   SIWE_DOMAIN: z.string().min(1).optional(),
-  CHAIN_ID: z.coerce.number().int().positive().default(31337),
+  /**
+   * A chain by name (shared/domain/chain-networks.ts): fills in CHAIN_ID, USDC_ADDRESS, USDT_ADDRESS,
+   * ETH_USD_FEED_ADDRESS, FEED_HEARTBEAT_SECONDS, CHAIN_CONFIRMATIONS and CHAIN_EXPLORER_URL, each
+   * unless set itself. `local` (anvil) only with APP_ENV=development.
+   */
+  CHAIN_NETWORK: z.enum(CHAIN_NETWORKS).optional(),
+  CHAIN_ID: z.coerce.number().int().positive().default(LOCAL_CHAIN_ID),
   BRAND_KEY: z.string().regex(/^[a-z0-9-]{1,32}$/, 'must be 1–32 of a-z 0-9 -').default('default'),
   BRAND_NAME: z.string().min(1).default('Crypto Receipts'),
   /** The platform's payout wallet in every split. */
@@ -212,6 +220,22 @@ export const onrampProviderOf = (config: Pick<Config, 'ONRAMP_PROVIDER' | 'APP_E
 export const withoutBlanks = (env: Record<string, string | undefined>): Record<string, string> =>
   Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''));
 
+/** A network's preset as the settings it stands for; an unknown name fills nothing (the schema names it). */
+const presetSettings = (network: string | undefined): Record<string, string> => {
+  if (!(CHAIN_NETWORKS as readonly string[]).includes(network ?? '')) return {};
+  const preset = CHAIN_PRESETS[network as ChainNetwork];
+  const settings: Record<string, string | undefined> = {
+    CHAIN_ID: String(preset.chainId),
+    USDC_ADDRESS: preset.usdc,
+    USDT_ADDRESS: preset.usdt,
+    ETH_USD_FEED_ADDRESS: preset.ethUsdFeed,
+    FEED_HEARTBEAT_SECONDS: preset.feedHeartbeatSeconds?.toString(),
+    CHAIN_CONFIRMATIONS: String(preset.confirmations),
+    CHAIN_EXPLORER_URL: preset.explorerUrl,
+  };
+  return withoutBlanks(settings);
+};
+
 /** Secrets App Service resolves from Key Vault: an unresolved reference arrives as its own text. */
 const SECRET_KEYS = ['JWT_SECRET', 'DATA_ENCRYPTION_KEY', 'RELAYER_PRIVATE_KEY', 'EDGE_SECRET', 'COSMOS_KEY', 'RECEIPT_SIGNING_KEY', 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const;
 
@@ -221,7 +245,8 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
   if (unresolved.length > 0) {
     throw new Error(`invalid configuration:\n  ${unresolved.map((key) => `${key}: the Key Vault reference did not resolve (check the secret and the app's access)`).join('\n  ')}`);
   }
-  const parsed = EnvSchema.safeParse(withoutBlanks(env));
+  const given = withoutBlanks(env);
+  const parsed = EnvSchema.safeParse({ ...presetSettings(given.CHAIN_NETWORK), ...given });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`);
     throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);
@@ -248,6 +273,16 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
   // The sandbox sends USDC from a funded key to whoever finishes its checkout: a tester's tool only.
   if (onrampProviderOf(config) === 'sandbox' && config.APP_ENV === 'production') {
     missing.push('ONRAMP_PROVIDER: sandbox only with APP_ENV=development (it sends USDC from a funded key to whoever asks); use stripe or none');
+  }
+  // What only the local stack and tests use: in production a local chain, a fake or a public development key would take real payments.
+  if (config.APP_ENV === 'production') {
+    if (config.CHAIN_NETWORK === 'local') missing.push('CHAIN_NETWORK: local (the anvil chain of npm start) only with APP_ENV=development; use base or base-sepolia');
+    else if (config.CHAIN_RPC_URL && config.CHAIN_ID === LOCAL_CHAIN_ID) missing.push(`CHAIN_ID: ${LOCAL_CHAIN_ID} is the local chain's, only with APP_ENV=development (set CHAIN_NETWORK or CHAIN_ID)`);
+    for (const key of ['CHAIN_RPC_URL', 'X402_FACILITATOR_URL', 'STRIPE_API_URL'] as const) {
+      const url = config[key];
+      if (url && isLocalRpc(url)) missing.push(`${key}: a server on this machine, only with APP_ENV=development`);
+    }
+    if (config.ONRAMP_SANDBOX_FUNDER_KEY) missing.push("ONRAMP_SANDBOX_FUNDER_KEY: the sandbox's development key, only with APP_ENV=development");
   }
   if (config.APP_ENV === 'production' && !config.DATA_ENCRYPTION_KEY) missing.push('DATA_ENCRYPTION_KEY: required when APP_ENV=production');
   if (config.APP_ENV === 'production' && !config.JWT_SECRET) missing.push('JWT_SECRET: required when APP_ENV=production');

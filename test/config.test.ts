@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig, onrampProviderOf } from '../shared/config';
 import { compose } from '../shared/composition';
+import { caip2Network } from '../shared/domain/x402';
 
 describe('configuration', () => {
   it('fails fast, listing every bad key', () => {
@@ -65,6 +66,132 @@ describe('configuration', () => {
       const stripe = compose(loadConfig({ ...production, ONRAMP_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_123', STRIPE_WEBHOOK_SECRET: 'whsec_123' }));
       expect(stripe.deps.onramp?.name).toBe('stripe');
       expect(stripe.deps.onrampSandbox).toBeUndefined();
+    });
+  });
+
+  describe('chain networks', () => {
+    const development = { STORE: 'memory', APP_ENV: 'development' };
+    const production = { STORE: 'memory', JWT_SECRET: 'x'.repeat(32), DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') };
+    const chain = { SPLIT_FACTORY_ADDRESS: `0x${'1'.repeat(40)}`, RELAYER_PRIVATE_KEY: `0x${'2'.repeat(64)}` };
+    const network = (env: Record<string, string>) => {
+      const config = loadConfig(env);
+      return {
+        chainId: config.CHAIN_ID,
+        x402: caip2Network(config.CHAIN_ID),
+        usdc: config.USDC_ADDRESS,
+        usdt: config.USDT_ADDRESS,
+        feed: config.ETH_USD_FEED_ADDRESS,
+        heartbeat: config.FEED_HEARTBEAT_SECONDS,
+        confirmations: config.CHAIN_CONFIRMATIONS,
+        explorer: config.CHAIN_EXPLORER_URL,
+      };
+    };
+
+    // The addresses as Circle and Chainlink publish them; Tether issues no USDT on Base.
+    it('fills in Base: Circle’s USDC, no USDT, Chainlink’s ETH/USD, BaseScan, 2 confirmations, eip155:8453', () => {
+      expect(network({ ...production, CHAIN_NETWORK: 'base' })).toEqual({
+        chainId: 8453,
+        x402: 'eip155:8453',
+        usdc: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
+        usdt: undefined,
+        feed: '0x71041dddad3595f9ced3dccfbe3d1f4b0a16bb70',
+        heartbeat: 1500,
+        confirmations: 2,
+        explorer: 'https://basescan.org',
+      });
+    });
+
+    it('fills in Base Sepolia: Circle’s test USDC, no USDT, Chainlink’s ETH/USD there, Sepolia BaseScan, eip155:84532', () => {
+      expect(network({ ...production, CHAIN_NETWORK: 'base-sepolia' })).toEqual({
+        chainId: 84532,
+        x402: 'eip155:84532',
+        usdc: '0x036cbd53842c5426634e7929541ec2318f3dcf7e',
+        usdt: undefined,
+        feed: '0x4adc67696ba383f43dd60a9e78f2c97fbbfc7cb1',
+        heartbeat: 1500,
+        confirmations: 2,
+        explorer: 'https://sepolia.basescan.org',
+      });
+    });
+
+    it('fills in the local chain (anvil’s id, one confirmation, nothing else), and nothing without a network', () => {
+      expect(network({ ...development, CHAIN_NETWORK: 'local' })).toEqual({
+        chainId: 31337,
+        x402: 'eip155:31337',
+        usdc: undefined,
+        usdt: undefined,
+        feed: undefined,
+        heartbeat: 3600,
+        confirmations: 1,
+        explorer: undefined,
+      });
+      expect(network(development)).toMatchObject({ chainId: 31337, usdc: undefined, confirmations: 2, explorer: undefined, heartbeat: 3600 });
+    });
+
+    it('lets each setting override its preset value, an empty one counting as unset', () => {
+      const usdt = `0x${'Ab'.repeat(20)}`;
+      expect(
+        network({
+          ...production,
+          CHAIN_NETWORK: 'base',
+          USDT_ADDRESS: usdt,
+          USDC_ADDRESS: `0x${'cd'.repeat(20)}`,
+          ETH_USD_FEED_ADDRESS: `0x${'ef'.repeat(20)}`,
+          FEED_HEARTBEAT_SECONDS: '4000',
+          CHAIN_CONFIRMATIONS: '6',
+          CHAIN_EXPLORER_URL: 'https://explorer.example.com/',
+          CHAIN_ID: '8454',
+        }),
+      ).toEqual({
+        chainId: 8454,
+        x402: 'eip155:8454',
+        usdc: `0x${'cd'.repeat(20)}`,
+        usdt: usdt.toLowerCase(),
+        feed: `0x${'ef'.repeat(20)}`,
+        heartbeat: 4000,
+        confirmations: 6,
+        explorer: 'https://explorer.example.com',
+      });
+      expect(network({ ...production, CHAIN_NETWORK: 'base', CHAIN_CONFIRMATIONS: '', USDC_ADDRESS: '' })).toMatchObject({ confirmations: 2, usdc: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913' });
+    });
+
+    it('refuses a network it does not know, naming it', () => {
+      expect(() => loadConfig({ ...development, CHAIN_NETWORK: 'mainnet' })).toThrowError(/CHAIN_NETWORK: .*base.*base-sepolia.*local/);
+    });
+
+    it('refuses in production the local network and every local-only setting, all in one error', () => {
+      expect(() => loadConfig({ ...production, ...chain, CHAIN_NETWORK: 'local', CHAIN_RPC_URL: 'https://rpc.example.com', USDC_ADDRESS: `0x${'3'.repeat(40)}` })).toThrowError(
+        /CHAIN_NETWORK: local .*only with APP_ENV=development/,
+      );
+      let message = '';
+      try {
+        loadConfig({
+          ...production,
+          ...chain,
+          CHAIN_RPC_URL: 'http://127.0.0.1:8545',
+          USDC_ADDRESS: `0x${'3'.repeat(40)}`,
+          X402_FACILITATOR_URL: 'http://localhost:4021',
+          ONRAMP_PROVIDER: 'stripe',
+          STRIPE_SECRET_KEY: 'sk_test_123',
+          STRIPE_WEBHOOK_SECRET: 'whsec_123',
+          STRIPE_API_URL: 'http://[::1]:12111',
+          ONRAMP_SANDBOX_FUNDER_KEY: `0x${'1f'.repeat(32)}`,
+        });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message.split('\n').slice(1).map((line) => line.trim().split(':')[0])).toEqual([
+        'CHAIN_ID',
+        'CHAIN_RPC_URL',
+        'X402_FACILITATOR_URL',
+        'STRIPE_API_URL',
+        'ONRAMP_SANDBOX_FUNDER_KEY',
+      ]);
+      expect(message).toMatch(/CHAIN_ID: 31337 is the local chain's/);
+      // Development takes all of them; production takes a real network.
+      expect(() => loadConfig({ ...development, ...chain, CHAIN_NETWORK: 'local', CHAIN_RPC_URL: 'http://127.0.0.1:8545', USDC_ADDRESS: `0x${'3'.repeat(40)}`, ONRAMP_SANDBOX_FUNDER_KEY: `0x${'1f'.repeat(32)}` })).not.toThrow();
+      expect(loadConfig({ ...production, ...chain, CHAIN_NETWORK: 'base', CHAIN_RPC_URL: 'https://rpc.example.com' }).CHAIN_ID).toBe(8453);
+      expect(loadConfig({ ...production, ...chain, CHAIN_ID: '8453', CHAIN_RPC_URL: 'https://rpc.example.com', USDC_ADDRESS: `0x${'3'.repeat(40)}` }).CHAIN_NETWORK).toBeUndefined();
     });
   });
 });

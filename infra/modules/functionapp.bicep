@@ -69,25 +69,25 @@ param brandName string
 @description('CHAIN_RPC_URL.')
 param chainRpcUrl string
 
-@description('CHAIN_ID.')
-param chainId int
+@description('CHAIN_NETWORK: base or base-sepolia; the app fills in the chain id, the tokens, the feed, the confirmations and the explorer.')
+param chainNetwork string
 
-@description('USDC_ADDRESS.')
+@description('USDC_ADDRESS (empty: the network\'s).')
 param usdcAddress string
 
-@description('USDT_ADDRESS (may be empty).')
+@description('USDT_ADDRESS (empty: the network\'s, none on Base).')
 param usdtAddress string
 
-@description('ETH_USD_FEED_ADDRESS (may be empty: no ETH payments).')
+@description('ETH_USD_FEED_ADDRESS (empty: the network\'s).')
 param ethUsdFeedAddress string
 
-@description('FEED_HEARTBEAT_SECONDS: a feed answer older than this is stale.')
+@description('FEED_HEARTBEAT_SECONDS: a feed answer older than this is stale (0: the network\'s).')
 param feedHeartbeatSeconds int
 
-@description('CHAIN_CONFIRMATIONS: blocks a payment or refund needs, its own included.')
+@description('CHAIN_CONFIRMATIONS: blocks a payment or refund needs, its own included (0: the network\'s).')
 param chainConfirmations int
 
-@description('CHAIN_EXPLORER_URL.')
+@description('CHAIN_EXPLORER_URL (empty: the network\'s).')
 param chainExplorerUrl string
 
 @description('RECEIPT_SIGNERS_RETIRED: receipt-signing keys rotated out (0xaddress@time, comma-separated).')
@@ -200,13 +200,14 @@ var appSettings = concat(
     { name: 'COSMOS_ENDPOINT', value: cosmosEndpoint }
     { name: 'COSMOS_DATABASE', value: cosmosDatabaseName }
     { name: 'CHAIN_RPC_URL', value: chainRpcUrl }
-    { name: 'CHAIN_ID', value: string(chainId) }
+    // The network fills in the rest of the chain; an empty value counts as unset, so it keeps the network's.
+    { name: 'CHAIN_NETWORK', value: chainNetwork }
     { name: 'USDC_ADDRESS', value: usdcAddress }
     { name: 'USDT_ADDRESS', value: usdtAddress }
-    // Payments: the price feed, what counts as paid, and the watcher (an empty value counts as unset).
+    // Payments: the price feed, what counts as paid, and the watcher.
     { name: 'ETH_USD_FEED_ADDRESS', value: ethUsdFeedAddress }
-    { name: 'FEED_HEARTBEAT_SECONDS', value: string(feedHeartbeatSeconds) }
-    { name: 'CHAIN_CONFIRMATIONS', value: string(chainConfirmations) }
+    { name: 'FEED_HEARTBEAT_SECONDS', value: feedHeartbeatSeconds == 0 ? '' : string(feedHeartbeatSeconds) }
+    { name: 'CHAIN_CONFIRMATIONS', value: chainConfirmations == 0 ? '' : string(chainConfirmations) }
     { name: 'CHAIN_EXPLORER_URL', value: chainExplorerUrl }
     { name: 'QUOTE_LOCK_SECONDS', value: string(quoteLockSeconds) }
     { name: 'RECEIPT_EXPIRY_SECONDS', value: string(receiptExpirySeconds) }

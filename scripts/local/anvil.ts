@@ -5,13 +5,14 @@
  * file that npm ci accepts needs them all resolvable, which the registry these machines use is not.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { LOCAL_CHAIN_ID } from '../../shared/domain/chain-networks';
 import { freePort } from './servers';
 
 const LOOPBACK = '127.0.0.1';
-export const ANVIL_CHAIN_ID = 31337;
+export const ANVIL_CHAIN_ID = LOCAL_CHAIN_ID;
 
 /**
  * anvil's default development accounts (from its default mnemonic, "test test … junk"), each funded
@@ -51,21 +52,42 @@ export const ANVIL_ONRAMP_SANDBOX = {
 } as const;
 
 export interface AnvilOptions {
-  /** Load the chain from this file when it exists, and save it there on close: a restart keeps deployments. */
-  stateFile?: string;
-  /** With `stateFile`: also save every this many seconds, so a killed process loses at most that much. */
-  stateIntervalSeconds?: number;
+  /**
+   * Start the chain from this saved state (a file `dumpState` text was written to). anvil only
+   * reads it: saving is the caller's (`chain-state.ts`), since anvil's own dumps write in place.
+   */
+  loadState?: string;
+  /**
+   * Mine an empty block every this many seconds while no transaction comes, besides each transaction's
+   * own block at once (anvil's mixed mining). anvil now and then answers a just-mined transaction's
+   * receipt as missing (foundry-rs/foundry#10944); a client that then waits for the next block to look
+   * again waits for good on an idle automining chain. The test suite's shared chain sets it.
+   */
+  idleBlockSeconds?: number;
 }
 
 export interface RunningAnvil {
   rpcUrl: string;
   chainId: number;
-  /** Stops anvil; resolves once it has exited, that is after it has written `stateFile`. */
+  /** The chain's whole state, as JSON text that `loadState` takes back (anvil_dumpState, unzipped). */
+  dumpState(): Promise<string>;
+  /** Stops anvil; resolves once it has exited. Saves nothing. */
   close(): Promise<void>;
+}
+
+/** anvil refused the `loadState` file (cut short, not a state): `reason` is its own words. */
+export class AnvilStateRejected extends Error {
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+  ) {
+    super(`anvil could not load ${file}: ${reason}`);
+  }
 }
 
 const READY_TIMEOUT_MS = 15_000;
 const STOP_TIMEOUT_MS = 10_000;
+const STATE_DUMP_TIMEOUT_MS = 30_000;
 
 /** The binary inside the platform package npm installed; nothing global, nothing downloaded. */
 export const anvilBinary = (): string => {
@@ -105,11 +127,8 @@ const exited = (child: ChildProcess) =>
 const launch = async (options: AnvilOptions): Promise<RunningAnvil | 'port_taken'> => {
   const port = await freePort();
   const args = ['--host', LOOPBACK, '--port', String(port), '--chain-id', String(ANVIL_CHAIN_ID), '--quiet'];
-  if (options.stateFile) {
-    mkdirSync(dirname(options.stateFile), { recursive: true });
-    args.push('--state', options.stateFile);
-    if (options.stateIntervalSeconds) args.push('--state-interval', String(options.stateIntervalSeconds));
-  }
+  if (options.loadState) args.push('--load-state', options.loadState);
+  if (options.idleBlockSeconds) args.push('--mixed-mining', '--block-time', String(options.idleBlockSeconds));
   const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -132,8 +151,13 @@ const launch = async (options: AnvilOptions): Promise<RunningAnvil | 'port_taken
     }
     if (child.exitCode !== null || child.signalCode !== null) {
       process.off('exit', killOnExit);
+      // Its last words may still be in the pipe when the exit is seen.
+      await new Promise<void>((done) => (!child.stderr || child.stderr.closed ? done() : child.stderr.once('close', done)));
       // freePort() only probes: another process may have taken the port before anvil bound it.
       if (/address already in use/i.test(stderr)) return 'port_taken';
+      // The file is read while anvil parses its arguments: "invalid value '<file>' for '--load-state <PATH>': <reason>".
+      const rejected = options.loadState && /--load-state[^:]*: (.+)/.exec(stderr);
+      if (rejected) throw new AnvilStateRejected(options.loadState!, rejected[1]!.replaceAll(`"${options.loadState}": `, '').trim());
       throw new Error(`anvil exited before answering (code ${child.exitCode}): ${stderr.trim()}`);
     }
     if (Date.now() > deadline) {
@@ -148,14 +172,26 @@ const launch = async (options: AnvilOptions): Promise<RunningAnvil | 'port_taken
   const close = () =>
     (closing ??= (async () => {
       const gone = exited(child);
-      // SIGTERM (not SIGKILL) lets anvil write its state file before it exits.
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
       await gone;
       clearTimeout(timer);
       process.off('exit', killOnExit);
     })());
-  return { rpcUrl, chainId: ANVIL_CHAIN_ID, close };
+  const dumpState = async () => {
+    const response = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_dumpState', params: [] }),
+      signal: AbortSignal.timeout(STATE_DUMP_TIMEOUT_MS),
+    });
+    const body = (await response.json()) as { result?: string; error?: { message?: string } };
+    if (typeof body.result !== 'string') throw new Error(`anvil_dumpState failed: ${body.error?.message ?? response.status}`);
+    const bytes = Buffer.from(body.result.replace(/^0x/, ''), 'hex');
+    // gzip-compressed JSON, the same document `--load-state` parses.
+    return (bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes).toString('utf8');
+  };
+  return { rpcUrl, chainId: ANVIL_CHAIN_ID, dumpState, close };
 };
 
 /** Starts anvil on 127.0.0.1 and a free port, chain id 31337, and resolves once its RPC answers. */

@@ -15,7 +15,7 @@ import { loadMerchant } from '../../shared/app/merchants';
 import { updateShopConfig } from '../../shared/app/shop-config';
 import { deploySplit } from '../../shared/app/splits';
 import { ShopConfigUpdate } from '../../shared/domain/shop';
-import { compose } from '../../shared/composition';
+import { checkChain, compose } from '../../shared/composition';
 import { setDeps } from '../../shared/composition';
 import { LOCAL_GAS_SETTINGS, loadConfig, withoutBlanks } from '../../shared/config';
 import { InventoryListQuery, InventoryUpsertInput } from '../../shared/domain/inventory';
@@ -24,7 +24,8 @@ import { httpFunctions } from '../../shared/http/function';
 import { allRoutes } from '../../shared/http/routes';
 import { deployLocalContracts } from './deploy-contracts';
 import { readEthUsdPrice, setEthUsdPrice } from './feed';
-import { ANVIL_ACCOUNTS, ANVIL_BUYERS, ANVIL_ONRAMP_SANDBOX, ANVIL_RELAYER, startAnvil, type RunningAnvil } from './anvil';
+import { ANVIL_ACCOUNTS, ANVIL_BUYERS, ANVIL_ONRAMP_SANDBOX, ANVIL_RELAYER, type RunningAnvil } from './anvil';
+import { startSavedChain } from './chain-state';
 import { createLocalHost } from './host';
 import { startTriggers } from './triggers';
 import { restoreStore, saveStore } from './persist';
@@ -37,6 +38,7 @@ export const DEMO_WALLET = DEMO_MERCHANT.address;
 /** Account #3: the local platform's payout wallet and platform admin. */
 export const LOCAL_PLATFORM = ANVIL_ACCOUNTS[3];
 const SAVE_EVERY_MS = 3_000;
+const CHAIN_SAVE_EVERY_MS = 5_000;
 
 const demoItems = [
   { sku: 'COFFEE-BEANS-1KG', name: 'Single-origin coffee beans, 1 kg', priceUsd: 24.5, stockQty: 40, category: 'coffee', tags: ['beans', 'organic'] },
@@ -184,6 +186,11 @@ export const startLocalStack = async (env: Record<string, string | undefined> = 
     ...withoutBlanks(env),
   };
 
+  // Without CHAIN_RPC_URL the stack runs anvil, which is the local network and no other.
+  if (!settings.CHAIN_RPC_URL && (settings.CHAIN_NETWORK ?? 'local') !== 'local') {
+    throw new Error(`CHAIN_NETWORK=${settings.CHAIN_NETWORK} needs CHAIN_RPC_URL: the stack runs a chain of its own for local only`);
+  }
+
   let cosmosServer: CosmosServer | undefined;
   let queueServer: QueueServer | undefined;
   if (settings.STORE !== 'memory' && !settings.COSMOS_ENDPOINT) {
@@ -197,23 +204,22 @@ export const startLocalStack = async (env: Record<string, string | undefined> = 
   }
   let anvil: RunningAnvil | undefined;
   if (!settings.CHAIN_RPC_URL) {
-    // The chain is saved beside the store (on close and every few seconds), so split addresses stay valid.
-    anvil = await startAnvil({ stateFile: files.chain, stateIntervalSeconds: 5 });
+    // The chain is saved beside the store (on close and every few seconds), so split addresses stay
+    // valid; a store kept nowhere, or not saved yet, names nothing a fresh chain could contradict.
+    const storeIsFresh = settings.STORE === 'memory' || (cosmosServer !== undefined && !existsSync(files.store));
+    anvil = await startSavedChain({ file: files.chain, saveEveryMs: CHAIN_SAVE_EVERY_MS, storeIsFresh, log });
     const contracts = await deployLocalContracts(anvil.rpcUrl, ANVIL_RELAYER.privateKey);
     await refreshStalePrice(anvil.rpcUrl, contracts.ethUsdFeed, log);
     Object.assign(settings, {
+      // The local preset: anvil's chain id, one confirmation (anvil mines a block per transaction), no explorer.
+      CHAIN_NETWORK: 'local',
       CHAIN_RPC_URL: anvil.rpcUrl,
-      CHAIN_ID: String(anvil.chainId),
       RELAYER_PRIVATE_KEY: settings.RELAYER_PRIVATE_KEY ?? ANVIL_RELAYER.privateKey,
       USDC_ADDRESS: contracts.usdc,
       USDT_ADDRESS: contracts.usdt,
       SPLIT_FACTORY_ADDRESS: contracts.splitFactory,
       DEPOSIT_FACTORY_ADDRESS: contracts.depositFactory,
       ETH_USD_FEED_ADDRESS: contracts.ethUsdFeed,
-      // anvil mines a block per transaction: one confirmation is all a payment ever gets.
-      CHAIN_CONFIRMATIONS: settings.CHAIN_CONFIRMATIONS ?? '1',
-      // No explorer knows this chain.
-      CHAIN_EXPLORER_URL: undefined,
       ONRAMP_SANDBOX_FUNDER_KEY: settings.ONRAMP_SANDBOX_FUNDER_KEY ?? ANVIL_ONRAMP_SANDBOX.privateKey,
       PLATFORM_WALLET: settings.PLATFORM_WALLET ?? LOCAL_PLATFORM.address,
       ADMIN_WALLETS: settings.ADMIN_WALLETS ?? LOCAL_PLATFORM.address,
@@ -222,6 +228,7 @@ export const startLocalStack = async (env: Record<string, string | undefined> = 
   // Proofs are signed with this folder's own key, unless one is given.
   settings.RECEIPT_SIGNING_KEY ??= localReceiptSigningKey(files.receiptSigningKey);
   const config = loadConfig(settings);
+  await checkChain(config);
   const composition = compose(config);
   if (cosmosServer && composition.cosmos) {
     const restored = await restoreStore(composition.cosmos, files.store);

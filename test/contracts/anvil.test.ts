@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ANVIL_ACCOUNTS, ANVIL_CHAIN_ID, startAnvil, type RunningAnvil } from '../../scripts/local/anvil';
 import { splitFactoryArtifact, testUsdcArtifact, testUsdtArtifact } from '../../shared/adapters/evm/artifacts';
 import { EvmChain } from '../../shared/adapters/evm/chain';
+import { startSavedChain } from '../../scripts/local/chain-state';
 import { deployLocalContracts } from '../../scripts/local/deploy-contracts';
 import { createProvider } from '../../shared/adapters/evm/provider';
 
@@ -18,7 +19,7 @@ afterAll(async () => {
 });
 
 const start = async () => {
-  const anvil = await startAnvil({ stateFile });
+  const anvil = await startSavedChain({ file: stateFile, saveEveryMs: 60_000, storeIsFresh: true, log: () => {} });
   running.push(anvil);
   return anvil;
 };
@@ -29,7 +30,7 @@ const payees = [
   { address: ANVIL_ACCOUNTS[2].address, bps: 1000 },
 ];
 
-describe('startAnvil with a state file', () => {
+describe('the local chain with a state file', () => {
   it('keeps deployed contracts, balances and creation logs across a restart', async () => {
     const first = await start();
     expect(first.chainId).toBe(ANVIL_CHAIN_ID);

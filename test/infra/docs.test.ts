@@ -87,7 +87,7 @@ describe('the documentation checks fail on a broken copy', () => {
       "README.md: Payments does not show dev.bicepparam's watchBlockRange `2000`",
       "README.md: Payments does not show prod.bicepparam's watchBlockRange `2000`",
     ]);
-    const feed = { ...infraFiles, 'dev.bicepparam': infraFiles['dev.bicepparam']!.replace('param feedHeartbeatSeconds = 1500', 'param feedHeartbeatSeconds = 1800') };
+    const feed = { ...infraFiles, 'dev.bicepparam': infraFiles['dev.bicepparam']!.replace("param chainNetwork = 'base-sepolia'", "param chainNetwork = 'base-sepolia'\nparam feedHeartbeatSeconds = 1800") };
     expect(checkPaymentsDocs(readme, feed, timers)).toEqual(["README.md: Payments does not show dev.bicepparam's feedHeartbeatSeconds `1800`"]);
     const timer = replaced(readme, /^\| `receipts-expire` .*\n/m);
     expect(checkPaymentsDocs(timer, infraFiles, timers)).toEqual(['README.md: Payments does not list the timer receipts-expire']);

@@ -46,21 +46,25 @@ const abuseLimits = {
 };
 
 /**
- * The chains a parameter file may name and what the service uses on each: Circle's USDC, Tether's USDT
- * (none on Base Sepolia), Chainlink's ETH/USD feed with its heartbeat, the explorer. A new chain is
- * added here with its addresses, checked against the issuers' and Chainlink's lists.
+ * The networks a parameter file may name and what the app must run with on each: the chain id,
+ * Circle's USDC, Tether's USDT (none on either: Tether issues none on Base), Chainlink's ETH/USD feed
+ * with its heartbeat, the explorer. Written out here from the issuers' and Chainlink's lists, apart
+ * from the app's presets, so a wrong preset fails too. A new network is added here and in
+ * shared/domain/chain-networks.ts.
  */
-const chains: Record<number, KnownChain> = {
-  8453: {
+const chains: Record<string, KnownChain> = {
+  base: {
     name: 'Base',
+    chainId: 8453,
     usdcAddress: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
-    usdtAddress: '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2',
+    usdtAddress: '',
     ethUsdFeedAddress: '0x71041dddad3595F9CEd3DcCFBe3D1F4b0a16Bb70',
     feedHeartbeat: 1200,
     chainExplorerUrl: 'https://basescan.org',
   },
-  84532: {
+  'base-sepolia': {
     name: 'Base Sepolia',
+    chainId: 84532,
     usdcAddress: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
     usdtAddress: '',
     ethUsdFeedAddress: '0x4aDC67696bA383F43DD60A9e78F2C97Fbbfc7cb1',
@@ -69,12 +73,11 @@ const chains: Record<number, KnownChain> = {
   },
 };
 
-/** The payment settings as the app reads them: every value must pass its configuration check, under the name it reads. */
+/** The payment settings as the app reads them in Azure (production): every value must pass its configuration check, under the name it reads. */
 const payments: PaymentExpectations = {
   chains,
-  defaultChainId: 8453,
+  defaultNetwork: 'base',
   appDefaults: {
-    chainConfirmations: appDefaults.CHAIN_CONFIRMATIONS,
     quoteLockSeconds: appDefaults.QUOTE_LOCK_SECONDS,
     receiptExpirySeconds: appDefaults.RECEIPT_EXPIRY_SECONDS,
     paymentSlippageBps: appDefaults.PAYMENT_SLIPPAGE_BPS,
@@ -88,16 +91,25 @@ const payments: PaymentExpectations = {
     distributeMinUsdt: Number(appDefaults.DISTRIBUTE_MIN_USDT),
     distributeMinEthWei: Number(appDefaults.DISTRIBUTE_MIN_ETH_WEI),
   },
-  validate: (env) => {
-    // The rest of a chain's configuration, so that the check looks at these settings only.
-    const chain = { CHAIN_RPC_URL: 'https://rpc.example.com', SPLIT_FACTORY_ADDRESS: `0x${'1'.repeat(40)}`, RELAYER_PRIVATE_KEY: `0x${'2'.repeat(64)}` };
+  load: (env) => {
+    // The rest of a production configuration with a chain, so that the check looks at these settings only.
+    const rest = {
+      STORE: 'memory',
+      APP_ENV: 'production',
+      JWT_SECRET: 'j'.repeat(32),
+      DATA_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+      CHAIN_RPC_URL: 'https://rpc.example.com',
+      SPLIT_FACTORY_ADDRESS: `0x${'1'.repeat(40)}`,
+      RELAYER_PRIVATE_KEY: `0x${'2'.repeat(64)}`,
+    };
     try {
-      const config = loadConfig({ STORE: 'memory', APP_ENV: 'development', ...chain, ...env }) as unknown as Record<string, unknown>;
-      return Object.entries(env)
+      const config = loadConfig({ ...rest, ...env }) as unknown as Record<string, unknown>;
+      const unread = Object.entries(env)
         .filter(([name, value]) => value !== '' && config[name] === undefined)
         .map(([name]) => `${name} is not a setting the app reads`);
+      return { config, problems: unread };
     } catch (error) {
-      return [(error as Error).message.replace(/\s+/g, ' ')];
+      return { problems: [(error as Error).message.replace(/\s+/g, ' ')] };
     }
   },
 };
@@ -179,8 +191,7 @@ describe('infra templates', () => {
     expect(checkAppSecrets(files)).toEqual([]);
   });
 
-  it("sets every payment setting from a parameter: Base mainnet by default, each parameter file on one known chain, values the app accepts", () => {
-    expect(appDefaults.FEED_HEARTBEAT_SECONDS).toBeGreaterThan(chains[8453]!.feedHeartbeat);
+  it("sets every payment setting from a parameter: Base mainnet by default, each parameter file on one known network, values the app accepts and runs with the issuers' contracts", () => {
     expect(checkPaymentSettings(files, payments)).toEqual([]);
   });
 
@@ -206,8 +217,8 @@ describe('the template checks fail on a broken copy', () => {
   it("a parameter's description removed", () => {
     const copy = brokenCopy(files, 'main.bicep', /^@description\('Brand display name \(BRAND_NAME\)\.'\)\n/m);
     expect(checkParameterDescriptions(copy)).toEqual([expect.stringMatching(/^main\.bicep:\d+: param brandName has no @description$/)]);
-    const inModule = brokenCopy(files, 'modules/functionapp.bicep', /^@description\('CHAIN_ID\.'\)\n/m);
-    expect(checkParameterDescriptions(inModule)).toEqual([expect.stringMatching(/^modules\/functionapp\.bicep:\d+: param chainId has no @description$/)]);
+    const inModule = brokenCopy(files, 'modules/functionapp.bicep', /^@description\('CHAIN_NETWORK: .*'\)\n/m);
+    expect(checkParameterDescriptions(inModule)).toEqual([expect.stringMatching(/^modules\/functionapp\.bicep:\d+: param chainNetwork has no @description$/)]);
   });
 
   it('a container removed, or partitioned differently from the code', () => {
@@ -450,33 +461,39 @@ resource gatewayHostKey 'Microsoft.Web/sites/host/functionKeys@2024-04-01' = {
     expect(checkPaymentSettings(remote, payments)).toEqual([]);
   });
 
-  it('payment defaults that are not Base mainnet or not the app\'s, a feed limit without margin, a value the app refuses', () => {
-    const feed = brokenCopy(files, 'main.bicep', "param ethUsdFeedAddress string = '0x71041dddad3595F9CEd3DcCFBe3D1F4b0a16Bb70'", "param ethUsdFeedAddress string = '0x4aDC67696bA383F43DD60A9e78F2C97Fbbfc7cb1'");
+  it('payment defaults that are not Base mainnet or not the app\'s, an override that is not empty by default, a feed limit without margin, a value the app refuses', () => {
+    const network = brokenCopy(files, 'main.bicep', "param chainNetwork string = 'base'", "param chainNetwork string = 'base-sepolia'");
+    expect(checkPaymentSettings(network, payments)).toEqual(['main.bicep: the default chainNetwork is base-sepolia, not base']);
+    const local = brokenCopy(files, 'main.bicep', "  'base-sepolia'\n])", "  'base-sepolia'\n  'local'\n])");
+    expect(checkPaymentSettings(local, payments)).toEqual(['main.bicep: param chainNetwork allows base, base-sepolia, local, not the networks the checks know (base, base-sepolia)']);
+    const feed = brokenCopy(files, 'main.bicep', "param ethUsdFeedAddress string = ''", "param ethUsdFeedAddress string = '0x4aDC67696bA383F43DD60A9e78F2C97Fbbfc7cb1'");
     expect(checkPaymentSettings(feed, payments)).toEqual([
-      'main.bicep (defaults): ethUsdFeedAddress is "0x4aDC67696bA383F43DD60A9e78F2C97Fbbfc7cb1"; on Base (8453) it is "0x71041dddad3595F9CEd3DcCFBe3D1F4b0a16Bb70"',
+      "main.bicep: param ethUsdFeedAddress defaults to 0x4aDC67696bA383F43DD60A9e78F2C97Fbbfc7cb1; an override defaults to empty (the network's)",
+      'main.bicep (defaults): ETH_USD_FEED_ADDRESS would be "0x4adc67696ba383f43dd60a9e78f2c97fbbfc7cb1"; on Base (base) it is "0x71041dddad3595F9CEd3DcCFBe3D1F4b0a16Bb70"',
+      'prod.bicepparam: ETH_USD_FEED_ADDRESS would be "0x4adc67696ba383f43dd60a9e78f2c97fbbfc7cb1"; on Base (base) it is "0x71041dddad3595F9CEd3DcCFBe3D1F4b0a16Bb70"',
     ]);
     const lock = brokenCopy(files, 'main.bicep', 'param quoteLockSeconds int = 600', 'param quoteLockSeconds int = 900');
     expect(checkPaymentSettings(lock, payments)).toEqual(["main.bicep: param quoteLockSeconds defaults to 900; the app's default is 600"]);
-    const heartbeat = brokenCopy(files, 'prod.bicepparam', 'param feedHeartbeatSeconds = 1500', 'param feedHeartbeatSeconds = 1200');
+    const heartbeat = brokenCopy(files, 'prod.bicepparam', "param chainNetwork = 'base'", "param chainNetwork = 'base'\nparam feedHeartbeatSeconds = 1200");
     expect(checkPaymentSettings(heartbeat, payments)).toEqual([
-      "prod.bicepparam: feedHeartbeatSeconds 1200 leaves no margin over the Base feed's 1200-second heartbeat: a healthy feed would read as stale",
+      "prod.bicepparam: FEED_HEARTBEAT_SECONDS 1200 leaves no margin over the Base feed's 1200-second heartbeat: a healthy feed would read as stale",
     ]);
     const refused = brokenCopy(files, 'prod.bicepparam', 'param paymentSlippageBps = 100', 'param paymentSlippageBps = 6000');
     expect(checkPaymentSettings(refused, payments)).toEqual([expect.stringMatching(/^prod\.bicepparam: invalid configuration: PAYMENT_SLIPPAGE_BPS: /)]);
   });
 
-  it('a parameter file on one chain with another chain\'s contracts, or leaving a chain parameter to the defaults', () => {
-    const mixed = brokenCopy(files, 'dev.bicepparam', "param usdcAddress = '0x036CbD53842c5426634e7929541eC2318f3dCF7e'", "param usdcAddress = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'");
+  it("a parameter file on one network with another network's contracts, not naming its network, or naming one the checks (and the app in production) refuse", () => {
+    const mixed = brokenCopy(files, 'dev.bicepparam', "param chainNetwork = 'base-sepolia'", "param chainNetwork = 'base-sepolia'\nparam usdcAddress = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'");
     expect(checkPaymentSettings(mixed, payments)).toEqual([
-      'dev.bicepparam: usdcAddress is "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"; on Base Sepolia (84532) it is "0x036CbD53842c5426634e7929541eC2318f3dCF7e"',
+      'dev.bicepparam: USDC_ADDRESS would be "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913"; on Base Sepolia (base-sepolia) it is "0x036CbD53842c5426634e7929541eC2318f3dCF7e"',
     ]);
-    const left = brokenCopy(files, 'dev.bicepparam', /^param usdtAddress = .*\n/m);
-    expect(checkPaymentSettings(left, payments)).toEqual([
-      "dev.bicepparam: sets no usdtAddress; every chain parameter is set in the file (main.bicep's defaults are another chain's)",
-      'dev.bicepparam: usdtAddress is "0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2"; on Base Sepolia (84532) it is ""',
+    const left = brokenCopy(files, 'dev.bicepparam', /^param chainNetwork = .*\n/m);
+    expect(checkPaymentSettings(left, payments)).toEqual(["dev.bicepparam: sets no chainNetwork; each parameter file names its network (main.bicep's default is base)"]);
+    const unknown = brokenCopy(files, 'dev.bicepparam', "param chainNetwork = 'base-sepolia'", "param chainNetwork = 'local'");
+    expect(checkPaymentSettings(unknown, payments)).toEqual([
+      expect.stringMatching(/^dev\.bicepparam: invalid configuration: .*CHAIN_NETWORK: local .*only with APP_ENV=development/),
+      expect.stringMatching(/^dev\.bicepparam: chainNetwork local is not a network the checks know \(base, base-sepolia\)/),
     ]);
-    const unknown = brokenCopy(files, 'dev.bicepparam', 'param chainId = 84532', 'param chainId = 1');
-    expect(checkPaymentSettings(unknown, payments)).toEqual([expect.stringMatching(/^dev\.bicepparam: chainId 1 is not a chain the checks know/)]);
   });
 
   it('a portal route or page requiring a key at the gateway, missing from it, or not reaching the Function App', () => {

@@ -20,7 +20,7 @@ declare module 'vitest' {
 
 /** One Cosmos protocol server, one Azurite queue service and one anvil chain for the whole run, on free loopback ports. */
 export default async function setup(project: TestProject) {
-  const [cosmos, queue, anvil] = await Promise.all([startCosmosServer(), startQueueServer(), startAnvil()]);
+  const [cosmos, queue, anvil] = await Promise.all([startCosmosServer(), startQueueServer(), startAnvil({ idleBlockSeconds: 1 })]);
   project.provide('cosmosEndpoint', cosmos.url);
   project.provide('cosmosKey', LOCAL_COSMOS_KEY);
   project.provide('queueConnectionString', queue.connectionString);

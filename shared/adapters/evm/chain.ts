@@ -41,6 +41,14 @@ export class InvalidSplitError extends Error {
   }
 }
 
+const ADDRESS = /^0x[0-9a-f]{40}$/;
+/** An address as a log topic (32 bytes, left-padded), from any spelling of it; a malformed one is a defect of the caller's. */
+const addressTopic = (address: string) => {
+  const text = address.toLowerCase();
+  if (!ADDRESS.test(text)) throw new RangeError(`not an address: ${address}`);
+  return `0x${'0'.repeat(24)}${text.slice(2)}`;
+};
+
 /** Addresses one log query names at most (a provider caps a topic list's length or a request's size). */
 const ADDRESSES_PER_QUERY = 1_000;
 
@@ -284,7 +292,8 @@ export class EvmChain implements Chain {
     return this.guard(async () => {
       // A topic position given a list matches any of it; a provider takes a list of some length only,
       // so a long one goes as several queries, asked together.
-      const topics = [...new Set(addresses.map((address) => lower(checked(address))))].map((address) => zeroPadValue(address, 32));
+      // Built as text: checksumming and padding 10,000 addresses through the library took over a second a run.
+      const topics = [...new Set(addresses.map(addressTopic))];
       const chunks = Array.from({ length: Math.ceil(topics.length / ADDRESSES_PER_QUERY) }, (_, index) => topics.slice(index * ADDRESSES_PER_QUERY, (index + 1) * ADDRESSES_PER_QUERY));
       const logs = await Promise.all(chunks.map((chunk) => this.provider.getLogs({ ...range, address: this.tokens, topics: [TRANSFER, null, chunk] })));
       return this.chainMoves(logs.flat());
@@ -295,7 +304,8 @@ export class EvmChain implements Chain {
     if (addresses.length === 0) return Promise.resolve([]);
     return this.guard(async () => {
       // No contract named: every token's Transfer into the addresses, in chunks as paymentsInto asks.
-      const topics = [...new Set(addresses.map((address) => lower(checked(address))))].map((address) => zeroPadValue(address, 32));
+      // Built as text: checksumming and padding 10,000 addresses through the library took over a second a run.
+      const topics = [...new Set(addresses.map(addressTopic))];
       const chunks = Array.from({ length: Math.ceil(topics.length / ADDRESSES_PER_QUERY) }, (_, index) => topics.slice(index * ADDRESSES_PER_QUERY, (index + 1) * ADDRESSES_PER_QUERY));
       const logs = await Promise.all(chunks.map((chunk) => this.provider.getLogs({ ...range, topics: [TRANSFER, null, chunk] })));
       return logs

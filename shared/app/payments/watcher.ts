@@ -40,6 +40,9 @@ const ownerOf = (owner: string) => {
   return at < 0 ? undefined : { wallet: owner.slice(0, at), receiptId: owner.slice(at + 1) };
 };
 
+/** The ETH balance of each watched address at the end of the last range this process read (the watcher runs on one instance at a time). */
+const lastEthBalances = new Map<string, { block: number; balance: bigint }>();
+
 /**
  * ETH that reached the watched addresses in the range: where an address's balance rose from the
  * block before the range to its end, the range's transactions to it, and what of the rise they do not
@@ -50,11 +53,18 @@ const ethArrivals = async (deps: WatchDeps, open: Map<string, DepositWatch>, ran
   const chain = deps.chain!;
   const watched = [...open].filter(([, entry]) => entry.eth).map(([address]) => address);
   if (watched.length === 0) return { moves: [], unexplained: [] };
-  const [before, after] = await Promise.all([chain.balancesOf(watched, [ZERO_ADDRESS], Math.max(0, range.fromBlock - 1)), chain.balancesOf(watched, [ZERO_ADDRESS], range.toBlock)]);
+  // The balance before the range is the one this process read at the end of the previous range, where
+  // it has it: one read per address and range in the steady state, not two.
+  const start = Math.max(0, range.fromBlock - 1);
+  const unknown = watched.filter((address) => lastEthBalances.get(address)?.block !== start);
+  const [before, after] = await Promise.all([unknown.length > 0 ? chain.balancesOf(unknown, [ZERO_ADDRESS], start) : ({} as Record<string, Record<string, bigint>>), chain.balancesOf(watched, [ZERO_ADDRESS], range.toBlock)]);
   const rises = new Map<string, bigint>();
+  for (const address of [...lastEthBalances.keys()]) if (!open.has(address)) lastEthBalances.delete(address);
   for (const address of watched) {
-    const rise = (after[address]?.[ZERO_ADDRESS] ?? 0n) - (before[address]?.[ZERO_ADDRESS] ?? 0n);
-    if (rise > 0n) rises.set(address, rise);
+    const had = before[address]?.[ZERO_ADDRESS] ?? lastEthBalances.get(address)?.balance ?? 0n;
+    const has = after[address]?.[ZERO_ADDRESS] ?? 0n;
+    lastEthBalances.set(address, { block: range.toBlock, balance: has });
+    if (has > had) rises.set(address, has - had);
   }
   if (rises.size === 0) return { moves: [], unexplained: [] };
   const moves = await chain.ethTransfersTo([...rises.keys()], range);

@@ -249,7 +249,7 @@ export const checkIdentityAndSettings = (files: InfraFiles): string[] => {
   const settings = new Map([...app.matchAll(/\{\s*name:\s*'([A-Za-z0-9_]+)'\s*,\s*value:\s*([^}]*?)\s*\}/g)].map((match) => [match[1]!, match[2]!]));
   const required = [
     'AzureWebJobsStorage__accountName', 'AzureWebJobsStorage__credential', 'AzureWebJobsStorage__clientId', 'AzureWebJobsStorage__queueServiceUri',
-    'AZURE_CLIENT_ID', 'APP_ENV', 'BASE_URL', 'BRAND_KEY', 'BRAND_NAME', 'COSMOS_ENDPOINT', 'COSMOS_DATABASE', 'CHAIN_RPC_URL', 'CHAIN_ID',
+    'AZURE_CLIENT_ID', 'APP_ENV', 'BASE_URL', 'BRAND_KEY', 'BRAND_NAME', 'COSMOS_ENDPOINT', 'COSMOS_DATABASE', 'CHAIN_RPC_URL', 'CHAIN_NETWORK',
     'USDC_ADDRESS', 'USDT_ADDRESS', 'SPLIT_FACTORY_ADDRESS', 'PLATFORM_WALLET', 'ADMIN_WALLETS', 'KEY_ISSUER', 'AZURE_SUBSCRIPTION_ID',
     'APIM_RESOURCE_GROUP', 'APIM_SERVICE_NAME', 'APPLICATIONINSIGHTS_CONNECTION_STRING', 'JWT_SECRET', 'DATA_ENCRYPTION_KEY', 'RELAYER_PRIVATE_KEY', 'RECEIPT_SIGNING_KEY', 'RECEIPT_SIGNERS_RETIRED', 'EDGE_SECRET',
   ];
@@ -664,36 +664,38 @@ export const checkAppSecrets = (files: InfraFiles): string[] => {
 
 /**
  * The payment settings: each an app setting fed from a main.bicep parameter of its own, through the
- * Function App module. `chain` ones belong to the chain the deployment uses and are set together in
- * every parameter file; the others default to the app's own defaults.
+ * Function App module. `network` names the chain (CHAIN_NETWORK), whose preset in the app fills in the
+ * `override` ones unless a parameter gives one (empty, or 0 for a number, keeps the network's); the
+ * `app` ones default to the app's own defaults.
  */
 export const PAYMENT_SETTINGS = [
-  { setting: 'CHAIN_ID', param: 'chainId', type: 'int', chain: true },
-  { setting: 'USDC_ADDRESS', param: 'usdcAddress', type: 'string', chain: true },
-  { setting: 'USDT_ADDRESS', param: 'usdtAddress', type: 'string', chain: true },
-  { setting: 'ETH_USD_FEED_ADDRESS', param: 'ethUsdFeedAddress', type: 'string', chain: true },
-  { setting: 'FEED_HEARTBEAT_SECONDS', param: 'feedHeartbeatSeconds', type: 'int', chain: true },
-  { setting: 'CHAIN_CONFIRMATIONS', param: 'chainConfirmations', type: 'int', chain: true },
-  { setting: 'CHAIN_EXPLORER_URL', param: 'chainExplorerUrl', type: 'string', chain: true },
-  { setting: 'QUOTE_LOCK_SECONDS', param: 'quoteLockSeconds', type: 'int', chain: false },
-  { setting: 'RECEIPT_EXPIRY_SECONDS', param: 'receiptExpirySeconds', type: 'int', chain: false },
-  { setting: 'PAYMENT_SLIPPAGE_BPS', param: 'paymentSlippageBps', type: 'int', chain: false },
-  { setting: 'WATCH_BLOCK_RANGE', param: 'watchBlockRange', type: 'int', chain: false },
-  { setting: 'PORTAL_RATE_LIMIT_PER_MINUTE', param: 'portalCallsPerMinute', type: 'int', chain: false },
-  { setting: 'X402_FACILITATOR_URL', param: 'x402FacilitatorUrl', type: 'string', chain: false },
+  { setting: 'CHAIN_NETWORK', param: 'chainNetwork', type: 'string', kind: 'network' },
+  { setting: 'USDC_ADDRESS', param: 'usdcAddress', type: 'string', kind: 'override' },
+  { setting: 'USDT_ADDRESS', param: 'usdtAddress', type: 'string', kind: 'override' },
+  { setting: 'ETH_USD_FEED_ADDRESS', param: 'ethUsdFeedAddress', type: 'string', kind: 'override' },
+  { setting: 'FEED_HEARTBEAT_SECONDS', param: 'feedHeartbeatSeconds', type: 'int', kind: 'override' },
+  { setting: 'CHAIN_CONFIRMATIONS', param: 'chainConfirmations', type: 'int', kind: 'override' },
+  { setting: 'CHAIN_EXPLORER_URL', param: 'chainExplorerUrl', type: 'string', kind: 'override' },
+  { setting: 'QUOTE_LOCK_SECONDS', param: 'quoteLockSeconds', type: 'int', kind: 'app' },
+  { setting: 'RECEIPT_EXPIRY_SECONDS', param: 'receiptExpirySeconds', type: 'int', kind: 'app' },
+  { setting: 'PAYMENT_SLIPPAGE_BPS', param: 'paymentSlippageBps', type: 'int', kind: 'app' },
+  { setting: 'WATCH_BLOCK_RANGE', param: 'watchBlockRange', type: 'int', kind: 'app' },
+  { setting: 'PORTAL_RATE_LIMIT_PER_MINUTE', param: 'portalCallsPerMinute', type: 'int', kind: 'app' },
+  { setting: 'X402_FACILITATOR_URL', param: 'x402FacilitatorUrl', type: 'string', kind: 'app' },
   // The relayer's gas rules: what it settles, distributes and sweeps a day, and the amounts worth its gas.
-  { setting: 'SETTLEMENT_DAILY_BUDGET', param: 'settlementDailyBudget', type: 'int', chain: false },
-  { setting: 'DISTRIBUTION_DAILY_BUDGET', param: 'distributionDailyBudget', type: 'int', chain: false },
-  { setting: 'SWEEP_DAILY_BUDGET', param: 'sweepDailyBudget', type: 'int', chain: false },
-  { setting: 'X402_MIN_ORDER_USDC', param: 'x402MinOrderUsdc', type: 'int', chain: false },
-  { setting: 'DISTRIBUTE_MIN_USDC', param: 'distributeMinUsdc', type: 'int', chain: false },
-  { setting: 'DISTRIBUTE_MIN_USDT', param: 'distributeMinUsdt', type: 'int', chain: false },
-  { setting: 'DISTRIBUTE_MIN_ETH_WEI', param: 'distributeMinEthWei', type: 'int', chain: false },
+  { setting: 'SETTLEMENT_DAILY_BUDGET', param: 'settlementDailyBudget', type: 'int', kind: 'app' },
+  { setting: 'DISTRIBUTION_DAILY_BUDGET', param: 'distributionDailyBudget', type: 'int', kind: 'app' },
+  { setting: 'SWEEP_DAILY_BUDGET', param: 'sweepDailyBudget', type: 'int', kind: 'app' },
+  { setting: 'X402_MIN_ORDER_USDC', param: 'x402MinOrderUsdc', type: 'int', kind: 'app' },
+  { setting: 'DISTRIBUTE_MIN_USDC', param: 'distributeMinUsdc', type: 'int', kind: 'app' },
+  { setting: 'DISTRIBUTE_MIN_USDT', param: 'distributeMinUsdt', type: 'int', kind: 'app' },
+  { setting: 'DISTRIBUTE_MIN_ETH_WEI', param: 'distributeMinEthWei', type: 'int', kind: 'app' },
 ] as const;
 
-/** What the service uses on a chain: its tokens (empty: none), the ETH/USD feed and that feed's heartbeat, the explorer. */
+/** What the service must end up with on a network: its chain id, tokens (empty: none), the ETH/USD feed and that feed's heartbeat, the explorer. */
 export interface KnownChain {
   name: string;
+  chainId: number;
   usdcAddress: string;
   usdtAddress: string;
   ethUsdFeedAddress: string;
@@ -703,13 +705,13 @@ export interface KnownChain {
 }
 
 export interface PaymentExpectations {
-  /** Chain id → what belongs to it. main.bicep's defaults are those of `defaultChainId`. */
-  chains: Record<number, KnownChain>;
-  defaultChainId: number;
-  /** The app's defaults (shared/config.ts) of the settings that are not the chain's, by parameter. */
+  /** Network name → what the app must run with there. main.bicep's default is `defaultNetwork`. */
+  chains: Record<string, KnownChain>;
+  defaultNetwork: string;
+  /** The app's defaults (shared/config.ts) of the `app` settings, by parameter. */
   appDefaults: Record<string, number>;
-  /** The app's configuration check on these settings: its problems, none when the app would start. */
-  validate: (env: Record<string, string>) => string[];
+  /** The app's configuration from these settings, as it would run, or its problems (none when the app would start). */
+  load: (env: Record<string, string>) => { config?: Record<string, unknown>; problems: string[] };
 }
 
 /** A literal parameter value (`'text'`, a number, a bool), or undefined for an expression. */
@@ -724,6 +726,12 @@ const literalOf = (text: string | undefined): string | number | boolean | undefi
 
 const defaultOf = (declaration: { text: string } | undefined) => literalOf(/=\s*([\s\S]+)$/.exec(declaration?.text ?? '')?.[1]);
 
+/** The values an `@allowed([...])` decorator lists. */
+const allowedOf = (declaration: { decorators: string[] } | undefined) => {
+  const allowed = declaration?.decorators.find((decorator) => decorator.startsWith('@allowed('));
+  return allowed === undefined ? undefined : [...allowed.matchAll(/'([^']*)'/g)].map((match) => match[1]!);
+};
+
 export const checkPaymentSettings = (files: InfraFiles, expected: PaymentExpectations): string[] => {
   const problems: string[] = [];
   const main = paramDeclarations(files['main.bicep'] ?? '');
@@ -732,61 +740,76 @@ export const checkPaymentSettings = (files: InfraFiles, expected: PaymentExpecta
   const app = lex(files['modules/functionapp.bicep'] ?? '').code;
   const settings = new Map([...app.matchAll(/\{\s*name:\s*'([A-Za-z0-9_]+)'\s*,\s*value:\s*([^}]*?)\s*\}/g)].map((match) => [match[1]!, match[2]!]));
 
-  // Parameter → setting, all the way through.
-  for (const { setting, param, type } of PAYMENT_SETTINGS) {
+  // Parameter → setting, all the way through; an override of a number sends 0 as unset.
+  for (const { setting, param, type, kind } of PAYMENT_SETTINGS) {
     const declared = main.find((declaration) => declaration.name === param);
     if (!declared) problems.push(`main.bicep: no param ${param} (${setting})`);
     else if (!new RegExp(`^param\\s+${param}\\s+${type}\\s*=`).test(declared.text)) problems.push(`main.bicep: param ${param} is not a ${type} with a default`);
     if (!module.some((declaration) => declaration.name === param)) problems.push(`modules/functionapp.bicep: no param ${param} (${setting})`);
     if (!functionApp || !new RegExp(`\\b${param}:\\s*${param}\\b`).test(functionApp.text)) problems.push(`main.bicep: modules/functionapp.bicep is not given ${param}`);
     const value = settings.get(setting);
-    const wanted = type === 'int' ? `string(${param})` : param;
+    const wanted = type === 'int' ? (kind === 'override' ? `${param}==0?'':string(${param})` : `string(${param})`) : param;
     if (value === undefined) problems.push(`modules/functionapp.bicep: app setting ${setting} is missing`);
     else if (value.replace(/\s+/g, '') !== wanted) problems.push(`modules/functionapp.bicep: app setting ${setting} is ${value}, expected ${wanted}`);
   }
+  if (settings.has('CHAIN_ID')) problems.push("modules/functionapp.bicep: app setting CHAIN_ID is set; the network's preset gives it");
 
   // The values: main.bicep's defaults, then each parameter file over them.
   const defaults = Object.fromEntries(PAYMENT_SETTINGS.map(({ param }) => [param, defaultOf(main.find((declaration) => declaration.name === param))]));
-  const same = (a: unknown, b: unknown) => (typeof a === 'string' && typeof b === 'string' ? a.toLowerCase() === b.toLowerCase() : a === b);
-  const checkChain = (where: string, values: Record<string, unknown>) => {
-    const chainId = values.chainId;
-    const chain = typeof chainId === 'number' ? expected.chains[chainId] : undefined;
-    if (!chain) {
-      problems.push(`${where}: chainId ${String(chainId)} is not a chain the checks know (${Object.keys(expected.chains).join(', ')}): add its tokens, feed and explorer to the test's table`);
-      return;
-    }
-    for (const param of ['usdcAddress', 'usdtAddress', 'ethUsdFeedAddress', 'chainExplorerUrl'] as const) {
-      if (!same(values[param], chain[param])) problems.push(`${where}: ${param} is ${JSON.stringify(values[param])}; on ${chain.name} (${String(chainId)}) it is ${JSON.stringify(chain[param])}`);
-    }
-    const heartbeat = values.feedHeartbeatSeconds;
-    if (typeof heartbeat !== 'number' || heartbeat <= chain.feedHeartbeat) {
-      problems.push(`${where}: feedHeartbeatSeconds ${String(heartbeat)} leaves no margin over the ${chain.name} feed's ${chain.feedHeartbeat}-second heartbeat: a healthy feed would read as stale`);
-    }
-  };
-  const validate = (where: string, values: Record<string, unknown>) => {
-    const env = Object.fromEntries(
-      PAYMENT_SETTINGS.filter(({ param }) => values[param] !== undefined).map(({ setting, param }) => [setting, String(values[param])]),
-    );
-    for (const problem of expected.validate(env)) problems.push(`${where}: ${problem}`);
-  };
-
-  if (defaults.chainId !== expected.defaultChainId) problems.push(`main.bicep: the default chainId is ${String(defaults.chainId)}, not ${expected.defaultChainId}`);
-  else checkChain('main.bicep (defaults)', defaults);
+  const networks = Object.keys(expected.chains);
+  const allowed = allowedOf(main.find((declaration) => declaration.name === 'chainNetwork'));
+  if (!allowed || [...allowed].sort().join() !== [...networks].sort().join()) {
+    problems.push(`main.bicep: param chainNetwork allows ${allowed ? allowed.join(', ') : 'any value'}, not the networks the checks know (${networks.join(', ')})`);
+  }
+  if (defaults.chainNetwork !== expected.defaultNetwork) problems.push(`main.bicep: the default chainNetwork is ${String(defaults.chainNetwork)}, not ${expected.defaultNetwork}`);
+  for (const { param, kind } of PAYMENT_SETTINGS) {
+    if (kind === 'override' && defaults[param] !== '' && defaults[param] !== 0) problems.push(`main.bicep: param ${param} defaults to ${String(defaults[param])}; an override defaults to empty (the network's)`);
+  }
   for (const [param, value] of Object.entries(expected.appDefaults)) {
     if (defaults[param] !== value) problems.push(`main.bicep: param ${param} defaults to ${String(defaults[param])}; the app's default is ${value}`);
   }
-  validate('main.bicep (defaults)', defaults);
 
+  const same = (a: unknown, b: unknown) => String(a ?? '').toLowerCase() === String(b ?? '').toLowerCase();
+  /** What the app would run with from these values, against what belongs to the network. */
+  const check = (where: string, values: Record<string, unknown>) => {
+    const env = Object.fromEntries(
+      PAYMENT_SETTINGS.filter(({ param }) => values[param] !== undefined).map(({ setting, param, kind }) => [setting, kind === 'override' && values[param] === 0 ? '' : String(values[param])]),
+    );
+    const { config, problems: refused } = expected.load(env);
+    for (const problem of refused) problems.push(`${where}: ${problem}`);
+    const network = String(values.chainNetwork);
+    const chain = expected.chains[network];
+    if (!chain) {
+      problems.push(`${where}: chainNetwork ${network} is not a network the checks know (${networks.join(', ')}): add its chain id, tokens, feed and explorer to the test's table`);
+      return;
+    }
+    if (!config) return;
+    const wanted: Array<[string, unknown]> = [
+      ['CHAIN_ID', chain.chainId],
+      ['USDC_ADDRESS', chain.usdcAddress],
+      ['USDT_ADDRESS', chain.usdtAddress],
+      ['ETH_USD_FEED_ADDRESS', chain.ethUsdFeedAddress],
+      ['CHAIN_EXPLORER_URL', chain.chainExplorerUrl],
+    ];
+    for (const [setting, value] of wanted) {
+      if (!same(config[setting], value)) problems.push(`${where}: ${setting} would be ${JSON.stringify(config[setting] ?? '')}; on ${chain.name} (${network}) it is ${JSON.stringify(value)}`);
+    }
+    const heartbeat = config.FEED_HEARTBEAT_SECONDS;
+    if (typeof heartbeat !== 'number' || heartbeat <= chain.feedHeartbeat) {
+      problems.push(`${where}: FEED_HEARTBEAT_SECONDS ${String(heartbeat)} leaves no margin over the ${chain.name} feed's ${chain.feedHeartbeat}-second heartbeat: a healthy feed would read as stale`);
+    }
+  };
+
+  check('main.bicep (defaults)', defaults);
   for (const file of paramFiles(files)) {
     const assignments = paramAssignments(files[file]!);
     const values: Record<string, unknown> = { ...defaults };
-    for (const { param, chain } of PAYMENT_SETTINGS) {
+    for (const { param, kind } of PAYMENT_SETTINGS) {
       const assignment = assignments.find((candidate) => candidate.name === param);
-      if (chain && !assignment) problems.push(`${file}: sets no ${param}; every chain parameter is set in the file (main.bicep's defaults are another chain's)`);
+      if (kind === 'network' && !assignment) problems.push(`${file}: sets no ${param}; each parameter file names its network (main.bicep's default is ${expected.defaultNetwork})`);
       if (assignment) values[param] = literalOf(assignment.value);
     }
-    checkChain(file, values);
-    validate(file, values);
+    check(file, values);
   }
   return problems;
 };
