@@ -132,3 +132,14 @@ export interface ChainMove extends ValueMove {
   txHash: string;
   blockNumber: number;
 }
+
+/**
+ * The node refused a log query for its size (too many blocks, or too many logs in them): the same
+ * question over a narrower range may be answered. Not an outage.
+ */
+export class RangeTooLargeError extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('the chain node refused the log query for its block range or result size', options);
+    this.name = 'RangeTooLargeError';
+  }
+}

@@ -15,11 +15,12 @@ import {
   type TransactionReceipt,
 } from 'ethers';
 import type { FeedBounds, FeedPrice, MinedTransaction, ValueMove } from '../../domain/payment';
-import type { Chain, ChainMove, DeployedSplit, DepositSweep, SplitPayee, SplitTransfer } from '../../ports/chain';
+import { RangeTooLargeError, type Chain, type ChainMove, type DeployedSplit, type DepositSweep, type SplitPayee, type SplitTransfer } from '../../ports/chain';
 import { DependencyUnavailableError } from '../../ports/errors';
 import { depositFactoryArtifact, splitArtifact, splitFactoryArtifact } from './artifacts';
 import { depositAddress, forwarderImplementation, receiptKey } from './deposit-address';
 import { createProvider, createRelayer, type RelayerSigner } from './provider';
+import { isRangeRefusal } from './rpc';
 
 /** The chain's RPC could not be reached or did not answer in time; nothing is known about the call's outcome. */
 export class ChainUnavailableError extends DependencyUnavailableError {
@@ -201,13 +202,12 @@ export class EvmChain implements Chain {
       let receipt: TransactionReceipt | null;
       try {
         const tx = await this.factory.getFunction('createSplit').send(accounts, bps);
-        receipt = await tx.wait(1, MINE_TIMEOUT_MS);
+        receipt = await this.minedReceipt(tx.hash);
       } catch (error) {
         const reason = revertReason(error);
         if (reason) throw new InvalidSplitError(reason, { cause: error });
         throw error;
       }
-      if (!receipt) throw new Error('the split deployment was not mined');
       const created = receipt.logs.some((log) => log.topics[0] === SPLIT_CREATED && log.topics[1] === zeroPadValue(lower(address), 32));
       // Another deployment of the same payees can land between the code check and ours; the factory then returns it.
       if (!created) return this.existingSplit(address);
@@ -436,8 +436,7 @@ export class EvmChain implements Chain {
       // more); gas not used is not paid, so the margin costs nothing.
       const estimate = await sweepMany.estimateGas(args);
       const tx = await sweepMany.send(args, { gasLimit: estimate + estimate / 5n });
-      const receipt = await tx.wait(1, MINE_TIMEOUT_MS);
-      if (!receipt) throw new Error('the sweep was not mined');
+      const receipt = await this.minedReceipt(tx.hash);
       const failed = receipt.logs
         .filter((log) => lower(log.address) === factory && log.topics[0] === SWEEP_FAILED && log.topics[1] !== undefined)
         .map((log) => lower(dataSlice(log.topics[1]!, 12)));
@@ -449,8 +448,7 @@ export class EvmChain implements Chain {
     return this.guard(async () => {
       const contract = new Contract(checked(split), splitInterface, this.relayer);
       const tx = await contract.getFunction('distribute').send(checked(token));
-      const receipt = await tx.wait(1, MINE_TIMEOUT_MS);
-      if (!receipt) throw new Error('the distribution was not mined');
+      const receipt = await this.minedReceipt(tx.hash);
       return { txHash: receipt.hash, blockNumber: receipt.blockNumber };
     });
   }
@@ -470,6 +468,27 @@ export class EvmChain implements Chain {
   async relayerBalance(): Promise<bigint> {
     const address = await this.relayer.getAddress();
     return this.guard(() => this.provider.getBalance(address));
+  }
+
+  /**
+   * The receipt of the relayer's transaction once mined, asked for at the provider's polling interval
+   * (at most a second) until MINE_TIMEOUT_MS, not awaited from new blocks as ethers' `wait()` does: a
+   * node can answer a just-mined receipt as missing (anvil does, now and then; so does a node behind a
+   * load balancer), and a wait that looks again only at the next block waits for good on a chain where
+   * none comes. A reverted transaction throws CALL_EXCEPTION and a timeout TIMEOUT, as `wait()` did.
+   */
+  private async minedReceipt(hash: string): Promise<TransactionReceipt> {
+    const deadline = Date.now() + MINE_TIMEOUT_MS;
+    const pause = Math.min(this.provider.pollingInterval, 1_000);
+    for (;;) {
+      const receipt = await this.provider.getTransactionReceipt(hash);
+      if (receipt) {
+        if (receipt.status === 0) throw Object.assign(new Error(`transaction ${hash} reverted`), { code: 'CALL_EXCEPTION', receipt });
+        return receipt;
+      }
+      if (Date.now() > deadline) throw Object.assign(new Error(`transaction ${hash} was not mined within ${MINE_TIMEOUT_MS} ms`), { code: 'TIMEOUT' });
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
   }
 
   /** Stops the provider this chain made (one passed in belongs to whoever passed it). */
@@ -588,6 +607,7 @@ export class EvmChain implements Chain {
       return await call();
     } catch (error) {
       if (isUnavailable(error)) throw new ChainUnavailableError(undefined, { cause: error });
+      if (isRangeRefusal(error)) throw new RangeTooLargeError({ cause: error });
       throw error;
     }
   }

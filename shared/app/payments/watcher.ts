@@ -7,7 +7,7 @@
  * a reported hash.
  */
 import { cursorId, ZERO_ADDRESS, type DepositWatch } from '../../domain/payment';
-import type { ChainMove } from '../../ports/chain';
+import { RangeTooLargeError, type ChainMove } from '../../ports/chain';
 import { DomainError } from '../../domain/errors';
 import { openDeposits } from './deposits';
 import { commitPendingStock } from './stock';
@@ -17,6 +17,14 @@ export type WatchDeps = VerifyDeps;
 
 /** Ranges one run scans at most (a watcher far behind catches up over several runs). */
 const MAX_RANGES_PER_RUN = 5;
+/** Ranges read in a row at one width before it is doubled again (toward the setting) after a refusal narrowed it. */
+const WIDEN_AFTER = 4;
+/**
+ * The widest range the node lately took, narrowed when it refused a log query for its size and widened
+ * again after ranges it took (the watcher runs on one instance at a time): a capped provider is not
+ * asked the refused width again on every run.
+ */
+const rangeWidth = { blocks: Number.POSITIVE_INFINITY, taken: 0 };
 /** How often a run also sweeps paid receipts whose stock commit was cut short. */
 const STOCK_SWEEP_EVERY_MS = 60_000;
 let lastStockSweep = 0;
@@ -24,6 +32,17 @@ let lastStockSweep = 0;
 // (Not `transaction_not_found`: the watcher has just read the transfer's log, so a node that does not
 // know the transaction yet is behind, and the next run asks again.)
 const FINAL_REFUSALS = new Set(['not_a_payment', 'transaction_already_used', 'not_found']);
+
+/**
+ * A range's read refused for its size: narrower from now on, so the same blocks are read again, half
+ * as many at a time, in this run. Any other failure, or a single block refused (no question of width),
+ * stops the run.
+ */
+const narrowAfter = (error: unknown, range: { fromBlock: number; toBlock: number }) => {
+  if (!(error instanceof RangeTooLargeError) || range.toBlock === range.fromBlock) throw error;
+  rangeWidth.blocks = Math.max(1, Math.floor((range.toBlock - range.fromBlock + 1) / 2));
+  rangeWidth.taken = 0;
+};
 
 export interface WatchReport {
   fromBlock: number | null;
@@ -116,14 +135,22 @@ export const watchPayments = async (deps: WatchDeps, listeners: RangeListener[] 
   let next = cursor?.value.nextBlock ?? Math.max(0, safe - watchBlockRange + 1);
   let etag = cursor?.etag;
 
-  for (let run = 0; run < MAX_RANGES_PER_RUN && next <= safe; run++) {
-    const range = { fromBlock: next, toBlock: Math.min(safe, next + watchBlockRange - 1) };
-    report.fromBlock ??= range.fromBlock;
-    report.toBlock = range.toBlock;
+  for (let run = 0; run < MAX_RANGES_PER_RUN && next <= safe; ) {
+    const width = Math.max(1, Math.min(watchBlockRange, rangeWidth.blocks));
+    const range = { fromBlock: next, toBlock: Math.min(safe, next + width - 1) };
     const now = deps.clock.now();
     const open = await openDeposits(deps);
     const addresses = [...open.keys()];
-    const [tokenMoves, eth] = addresses.length > 0 ? await Promise.all([chain.paymentsInto(addresses, range), ethArrivals(deps, open, range)]) : [[], { moves: [], unexplained: [] }];
+    let tokenMoves: ChainMove[];
+    let eth: Awaited<ReturnType<typeof ethArrivals>>;
+    try {
+      [tokenMoves, eth] = addresses.length > 0 ? await Promise.all([chain.paymentsInto(addresses, range), ethArrivals(deps, open, range)]) : [[], { moves: [], unexplained: [] }];
+    } catch (error) {
+      narrowAfter(error, range);
+      continue;
+    }
+    report.fromBlock ??= range.fromBlock;
+    report.toBlock = range.toBlock;
     const ethIn: ChainMove[] = eth.moves;
     // One verification per transaction and receipt: a transaction paying two addresses pays two receipts.
     const seen = new Set<string>();
@@ -156,11 +183,22 @@ export const watchPayments = async (deps: WatchDeps, listeners: RangeListener[] 
         report.unmatched++;
       }
     }
-    for (const listener of listeners) await listener(deps, range);
+    try {
+      for (const listener of listeners) await listener(deps, range);
+    } catch (error) {
+      // The range's payments are decided (read again, each is found recorded): its refunds are not yet.
+      narrowAfter(error, range);
+      continue;
+    }
     next = range.toBlock + 1;
     const state = { id: cursorKey, nextBlock: next, updatedAt: now };
     // One watcher runs at a time (the timer is a singleton); a clash means another run got further.
     etag = etag ? await deps.chainState.replace(cursorKey, state, etag) : await deps.chainState.create(cursorKey, state);
+    run++;
+    if (rangeWidth.blocks < watchBlockRange && ++rangeWidth.taken >= WIDEN_AFTER) {
+      rangeWidth.blocks = Math.min(watchBlockRange, rangeWidth.blocks * 2);
+      rangeWidth.taken = 0;
+    }
   }
   if (deps.clock.now() - lastStockSweep > STOCK_SWEEP_EVERY_MS) {
     lastStockSweep = deps.clock.now();
