@@ -21,6 +21,7 @@ import { paymentTxClaimId, ZERO_ADDRESS } from '../domain/payment';
 import type { Receipt } from '../domain/receipt';
 import type { Chain, ChainMove, SplitTransfer } from '../ports/chain';
 import { DependencyUnavailableError } from '../ports/errors';
+import { eachShopReceipt } from './shop-receipts';
 import type { AppDeps } from './deps';
 import { loadMerchant } from './merchants';
 import { paymentTransferClaimId } from './payments/ledger';
@@ -59,21 +60,14 @@ interface ShopScope {
 const shopScope = async (deps: InflowDeps, wallet: string, split: string, maxReceipts: number): Promise<ShopScope> => {
   const deposits = new Map<string, Receipt>();
   const receipts: Receipt[] = [];
-  let read = 0;
-  let cursor: string | undefined;
-  do {
-    const page = await deps.receipts.listByWallet(wallet, { limit: Math.min(RECEIPT_PAGE, maxReceipts - read), ...(cursor && { cursor }) });
-    for (const receipt of page.receipts) {
-      read++;
-      if (receipt.deposit) {
-        if (lower(receipt.deposit.split) !== split) continue;
-        deposits.set(lower(receipt.deposit.address), receipt);
-        receipts.push(receipt);
-      } else if ((receipt.quotes ?? []).some((quote) => lower(quote.payTo) === split)) receipts.push(receipt);
-    }
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor && read < maxReceipts);
-  return { split, deposits, receipts, truncated: cursor !== undefined };
+  const { truncated } = await eachShopReceipt(deps, wallet, { max: maxReceipts, pageSize: RECEIPT_PAGE }, (receipt) => {
+    if (receipt.deposit) {
+      if (lower(receipt.deposit.split) !== split) return;
+      deposits.set(lower(receipt.deposit.address), receipt);
+      receipts.push(receipt);
+    } else if ((receipt.quotes ?? []).some((quote) => lower(quote.payTo) === split)) receipts.push(receipt);
+  });
+  return { split, deposits, receipts, truncated };
 };
 
 /** The contract address of a record's token: the deployment's, or, for one it no longer accepts, the receipt's quote's. */

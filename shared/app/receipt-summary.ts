@@ -6,6 +6,7 @@
  */
 import { DAY_MS } from '../domain/split';
 import { receiptStatuses, type ReceiptStatus } from '../domain/receipt';
+import { eachShopReceipt } from './shop-receipts';
 import type { AppDeps } from './deps';
 
 export const SUMMARY_MAX_RECEIPTS = 1_000;
@@ -28,18 +29,13 @@ export const summarizeReceipts = async (deps: Pick<AppDeps, 'receipts' | 'clock'
   let paidCents = 0;
   let paidCount = 0;
   let counted = 0;
-  let cursor: string | undefined;
-  do {
-    const page = await deps.receipts.listByWallet(wallet, { limit: Math.min(PAGE, maxReceipts - counted), ...(cursor && { cursor }) });
-    for (const receipt of page.receipts) {
-      counted++;
-      byStatus[receipt.status]++;
-      if (receipt.paidAt !== undefined && receipt.paidAt !== null && receipt.paidAt >= dayStart && receipt.paidAt <= now) {
-        paidCount++;
-        paidCents += Math.round(receipt.customerTotalUsd * 100);
-      }
+  const { truncated } = await eachShopReceipt(deps, wallet, { max: maxReceipts, pageSize: PAGE }, (receipt) => {
+    counted++;
+    byStatus[receipt.status]++;
+    if (receipt.paidAt !== undefined && receipt.paidAt !== null && receipt.paidAt >= dayStart && receipt.paidAt <= now) {
+      paidCount++;
+      paidCents += Math.round(receipt.customerTotalUsd * 100);
     }
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor && counted < maxReceipts);
-  return { dayStart, paidToday: { count: paidCount, usd: paidCents / 100 }, byStatus, counted, truncated: cursor !== undefined };
+  });
+  return { dayStart, paidToday: { count: paidCount, usd: paidCents / 100 }, byStatus, counted, truncated };
 };

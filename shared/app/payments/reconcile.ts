@@ -15,7 +15,7 @@ import type { Claim } from '../../ports/documents';
 import type { AppDeps } from '../deps';
 import { changeStatus } from '../receipt-status';
 import { takeRelayerUnit } from '../relayer-budget';
-import { recentSweepFailures, sweepForReconcile, type PendingSweep } from './sweeps';
+import { isRecoverable, recentSweepFailures, sweepForReconcile, type PendingSweep } from './sweeps';
 
 type ReconcileDeps = Pick<AppDeps, 'receipts' | 'merchants' | 'queue' | 'clock' | 'settings' | 'claims' | 'chain'>;
 
@@ -263,11 +263,6 @@ const intoSplits = async (deps: ReconcileDeps, chain: Chain, entries: PaidEntry[
   return ready;
 };
 
-/** A chain call that failed for this split alone (a revert, an estimate that failed): the other splits go on. */
-const isRecoverable = (error: unknown) => {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'CALL_EXCEPTION' || code === 'INSUFFICIENT_FUNDS' || code === 'UNPREDICTABLE_GAS_LIMIT';
-};
 
 const reconcileGroup = async (
   deps: ReconcileDeps,

@@ -10,6 +10,7 @@ import type { Receipt } from '../../domain/receipt';
 import type { Chain, DepositSweep } from '../../ports/chain';
 import type { Claim } from '../../ports/documents';
 import { DependencyUnavailableError } from '../../ports/errors';
+import { eachShopReceipt } from '../shop-receipts';
 import type { AppDeps } from '../deps';
 import { takeRelayerUnit } from '../relayer-budget';
 
@@ -42,8 +43,8 @@ export interface PendingSweep {
 /** What became of a deposit the relayer was to sweep: swept in `blockNumber`, or left with the reason. */
 export type SweepOutcome = { swept: true; txHash: string; blockNumber: number } | { swept: false; reason: string };
 
-/** A chain call that failed for this batch alone (a revert, an estimate that failed): the others go on. */
-const isRecoverable = (error: unknown) => {
+/** A chain call that failed for this batch or split alone (a revert, an estimate that failed): the others go on. */
+export const isRecoverable = (error: unknown) => {
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'CALL_EXCEPTION' || code === 'INSUFFICIENT_FUNDS' || code === 'UNPREDICTABLE_GAS_LIMIT';
 };
@@ -108,12 +109,7 @@ export const sweepForReconcile = async (
 /** The shop's newest receipts, up to `SHOP_RECEIPTS_SCANNED`, in one status or any. */
 const shopReceipts = async (deps: Pick<AppDeps, 'receipts'>, wallet: string, status?: 'paid'): Promise<Receipt[]> => {
   const found: Receipt[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await deps.receipts.listByWallet(wallet, { limit: Math.min(PAGE, SHOP_RECEIPTS_SCANNED - found.length), ...(status && { status }), ...(cursor && { cursor }) });
-    found.push(...page.receipts);
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor && found.length < SHOP_RECEIPTS_SCANNED);
+  await eachShopReceipt(deps, wallet, { max: SHOP_RECEIPTS_SCANNED, pageSize: PAGE, ...(status && { status }) }, (receipt) => found.push(receipt));
   return found;
 };
 

@@ -4,6 +4,7 @@
  * transfers into the receipt's deposit address; a card provider names its delivery; all end here. A
  * transaction is judged by where its transfers went, never by who reports it.
  */
+import { toCents } from '../../domain/money';
 import { DomainError } from '../../domain/errors';
 import {
   isStale,
@@ -216,7 +217,7 @@ const decide = async (deps: VerifyDeps, receiptId: string, txHash: string, read:
     judgePayment({
       tx: judged,
       head,
-      receipt: { createdAt: current.createdAt, payTo, cents: Math.round(current.customerTotalUsd * 100), quotes: current.quotes ?? [] },
+      receipt: { createdAt: current.createdAt, payTo, cents: toCents(current.customerTotalUsd), quotes: current.quotes ?? [] },
       earlier: earlierUnderpayments(deps, current),
       rules: { confirmations: deps.settings.payments.confirmations, slippageBps: deps.settings.payments.slippageBps },
       tokens: deps.settings.tokens,
@@ -250,7 +251,7 @@ const decide = async (deps: VerifyDeps, receiptId: string, txHash: string, read:
     return answer('reverted');
   }
   if (first.kind !== 'reverted') {
-    if (first.own * BigInt(Math.round(receipt.customerTotalUsd * 100)) < BigInt(first.quote.amount)) {
+    if (first.own * BigInt(toCents(receipt.customerTotalUsd)) < BigInt(first.quote.amount)) {
       throw new DomainError('not_a_payment', 'the transaction brought less than a cent’s worth of the token: dust, not counted', { field: 'txHash' });
     }
     if (first.kind === 'underpaid' && records.length >= MAX_PAYMENT_RECORDS) {
